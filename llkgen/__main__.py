@@ -1,0 +1,3 @@
+from llkgen.cli import main
+
+main()

@@ -1,0 +1,27 @@
+"""llkgen's own error types.
+
+Every problem with user input (a level file, a pack, a spec, a moves file) is raised as a
+subclass of :class:`LlkgenError`. The CLI turns these into ``Error: ...`` on stderr with exit
+code 1 and never shows a traceback; anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+
+class LlkgenError(ValueError):
+    """Base class for errors the user can act on. Carries the CLI exit code."""
+
+    exit_code = 1
+
+
+class LevelFormatError(LlkgenError):
+    """A level, pack or moves file is malformed: the message names the file, the place and
+    what was expected versus found."""
+
+
+class SpecError(LlkgenError):
+    """A YAML generator spec is malformed: the message names the file and the key path."""
+
+
+class GenerationError(LlkgenError):
+    """The generator could not produce a certified level within its attempt budget."""

@@ -1,0 +1,233 @@
+"""Level and pack files: ``llkgen.level/1`` and ``llkgen.pack/1`` JSON.
+
+Loading validates everything and raises :class:`LevelFormatError` with the file name, the
+place (``levels[3].grid row 2 col 5``) and what was expected versus found. Unknown top-level
+keys are kept in ``extra`` and written back unchanged, so later versions can add
+``solution``, ``certificate``, ``metrics`` and ``seed`` without breaking older readers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from llkgen.board import GRAVITIES, Board, Rules, _kind
+from llkgen.errors import LevelFormatError
+
+LEVEL_FORMAT = "llkgen.level/1"
+PACK_FORMAT = "llkgen.pack/1"
+#: Refuse files larger than this before parsing: a 64x64 level with a solution is ~100 KB.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_LEVEL_KEYS = ("format", "id", "rows", "cols", "grid", "rules")
+
+
+@dataclass(frozen=True)
+class Level:
+    board: Board
+    rules: Rules = Rules()
+    id: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def solution(self) -> list | None:
+        return self.extra.get("solution")
+
+
+@dataclass(frozen=True)
+class Pack:
+    name: str
+    levels: list[Level]
+    extra: dict = field(default_factory=dict)
+
+
+# -- JSON <-> objects ----------------------------------------------------------------------------
+def rules_from_json(obj: object, where: str = "rules") -> Rules:
+    if obj is None:
+        return Rules()
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"{where}: expected an object, found {_kind(obj)}")
+    for key in obj:
+        if key not in ("border", "gravity"):
+            raise LevelFormatError(f"{where}: unknown rule {key!r}: expected border or gravity")
+    border = obj.get("border", True)
+    if not isinstance(border, bool):
+        raise LevelFormatError(f"{where}.border: expected true or false, found {_kind(border)}")
+    gravity = obj.get("gravity", "none")
+    if gravity not in GRAVITIES:
+        raise LevelFormatError(
+            f"{where}.gravity: expected one of {', '.join(GRAVITIES)}, found {_kind(gravity)}"
+        )
+    return Rules(border=border, gravity=gravity)
+
+
+def level_from_json(obj: object, where: str = "level") -> Level:
+    """Validate a decoded level object and build a :class:`Level`."""
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"{where}: expected a level object, found {_kind(obj)}")
+    for key in ("format", "rows", "cols", "grid"):
+        if key not in obj:
+            raise LevelFormatError(f"{where}: missing field {key!r}")
+    if obj["format"] != LEVEL_FORMAT:
+        raise LevelFormatError(f"{where}.format: expected {LEVEL_FORMAT!r}, found {_kind(obj['format'])}")
+    for key in ("rows", "cols"):
+        v = obj[key]
+        if type(v) is not int or v < 1:
+            raise LevelFormatError(f"{where}.{key}: expected a positive integer, found {_kind(v)}")
+    board = Board.from_grid(obj["grid"], f"{where}.grid")
+    if (board.rows, board.cols) != (obj["rows"], obj["cols"]):
+        raise LevelFormatError(
+            f"{where}: rows/cols say {obj['rows']}x{obj['cols']} but the grid is {board.rows}x{board.cols}"
+        )
+    level_id = obj.get("id")
+    if level_id is not None and not isinstance(level_id, str):
+        raise LevelFormatError(f"{where}.id: expected a string, found {_kind(level_id)}")
+    rules = rules_from_json(obj.get("rules"), f"{where}.rules")
+    extra = {k: v for k, v in obj.items() if k not in _LEVEL_KEYS}
+    return Level(board, rules, level_id, extra)
+
+
+def level_to_json(level: Level) -> dict:
+    out: dict = {"format": LEVEL_FORMAT}
+    if level.id is not None:
+        out["id"] = level.id
+    out.update(rows=level.board.rows, cols=level.board.cols, grid=level.board.grid(),
+               rules=level.rules.to_json())
+    out.update(level.extra)
+    return out
+
+
+def pack_from_json(obj: object, where: str = "pack") -> Pack:
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"{where}: expected a pack object, found {_kind(obj)}")
+    for key in ("format", "name", "levels"):
+        if key not in obj:
+            raise LevelFormatError(f"{where}: missing field {key!r}")
+    if obj["format"] != PACK_FORMAT:
+        raise LevelFormatError(f"{where}.format: expected {PACK_FORMAT!r}, found {_kind(obj['format'])}")
+    if not isinstance(obj["name"], str):
+        raise LevelFormatError(f"{where}.name: expected a string, found {_kind(obj['name'])}")
+    if not isinstance(obj["levels"], list):
+        raise LevelFormatError(f"{where}.levels: expected a list of levels, found {_kind(obj['levels'])}")
+    levels = [level_from_json(lv, f"levels[{i}]") for i, lv in enumerate(obj["levels"])]
+    extra = {k: v for k, v in obj.items() if k not in ("format", "name", "levels")}
+    return Pack(obj["name"], levels, extra)
+
+
+def pack_to_json(pack: Pack) -> dict:
+    out: dict = {"format": PACK_FORMAT, "name": pack.name}
+    out.update(pack.extra)
+    out["levels"] = [level_to_json(lv) for lv in pack.levels]
+    return out
+
+
+# -- files ---------------------------------------------------------------------------------------
+def read_json(path: str | os.PathLike) -> object:
+    """Decode a JSON file, turning every I/O or syntax problem into :class:`LevelFormatError`."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise LevelFormatError(f"{p}: file too large: {size} bytes, the cap is {MAX_FILE_BYTES}")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise LevelFormatError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise LevelFormatError(f"{p}: is a directory, expected a JSON file") from None
+    except OSError as e:
+        raise LevelFormatError(f"{p}: cannot read: {e.strerror}") from None
+    return parse_json(data, str(p))
+
+
+def parse_json(data: bytes | str, source: str) -> object:
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as e:
+        raise LevelFormatError(f"{source}: not UTF-8 text (byte {e.start})") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise LevelFormatError(f"{source}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise LevelFormatError(f"{source}: bad JSON: nested too deeply") from None
+
+
+def _reject_constant(name: str) -> object:
+    raise json.JSONDecodeError(f"{name} is not valid JSON", name, 0)
+
+
+def _prefixed(source: str, fn, obj):
+    try:
+        return fn(obj)
+    except LevelFormatError as e:
+        raise LevelFormatError(f"{source}: {e}") from None
+
+
+def load_level(path: str | os.PathLike) -> Level:
+    return _prefixed(str(path), level_from_json, read_json(path))
+
+
+def load_pack(path: str | os.PathLike) -> Pack:
+    return _prefixed(str(path), pack_from_json, read_json(path))
+
+
+def levels_from_json(obj: object, source: str) -> list[tuple[str, Level]]:
+    """Accept either a level or a pack object; label each level for messages."""
+    if isinstance(obj, dict) and obj.get("format") == PACK_FORMAT:
+        pack = _prefixed(source, pack_from_json, obj)
+        return [(f"{source}#{lv.id or i}", lv) for i, lv in enumerate(pack.levels)]
+    if isinstance(obj, dict) and "format" not in obj:
+        raise LevelFormatError(f"{source}: missing field 'format': expected {LEVEL_FORMAT!r} or {PACK_FORMAT!r}")
+    level = _prefixed(source, level_from_json, obj)
+    return [(source, level)]
+
+
+def load_levels(path: str | os.PathLike) -> list[tuple[str, Level]]:
+    """Load a level file or a pack file as a list of ``(label, level)``."""
+    return levels_from_json(read_json(path), str(path))
+
+
+def dumps(obj: object) -> str:
+    """Deterministic, diff-friendly JSON text: keys in the order built, any value whose compact
+    form fits on a line (a grid row, a move) kept on one line, and a trailing newline."""
+    return _format(obj, 0) + "\n"
+
+
+def _format(obj: object, depth: int) -> str:
+    flat = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+    if len(flat) + depth * 2 <= 100 or not isinstance(obj, (dict, list)) or not obj:
+        return flat
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(obj, dict):
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_format(v, depth + 1)}" for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    items = [inner + _format(v, depth + 1) for v in obj]
+    return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+
+
+def write_json_atomic(path: str | os.PathLike, obj: object) -> Path:
+    """Write JSON to a temporary file beside ``path``, fsync it, then rename it into place:
+    an interrupted run never leaves a truncated file and never destroys the previous one."""
+    return write_text_atomic(path, dumps(obj))
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return p

@@ -1,0 +1,90 @@
+"""The referee: the one function that decides whether a sequence of moves is legal.
+
+Every solution llkgen trusts (a verifier witness, a generator's removal order, a solution
+stored in a pack) is accepted only after :func:`replay` has replayed it move by move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from llkgen.board import Board, Cell, Rules
+from llkgen.gravity import apply_gravity
+from llkgen.path import find_path
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """What happened when a move list was replayed.
+
+    ``ok`` is true when every move was legal; ``cleared`` when, in addition, no tile is left.
+    On failure ``error_index`` is the 0-based index of the first bad move and ``reason`` says
+    why; ``final`` is the board before that move."""
+
+    ok: bool
+    cleared: bool
+    applied: int
+    final: Board
+    paths: list[list[Cell]] = field(default_factory=list)
+    error_index: int | None = None
+    reason: str | None = None
+
+    def describe(self) -> str:
+        if not self.ok:
+            return f"move {self.error_index}: {self.reason}"
+        if self.cleared:
+            return f"all {self.applied} moves are legal and the board is cleared"
+        return f"all {self.applied} moves are legal but {self.final.tile_count} tiles remain"
+
+
+def _as_cell(x: object) -> Cell | None:
+    if isinstance(x, (list, tuple)) and len(x) == 2 and all(type(v) is int for v in x):
+        return (x[0], x[1])
+    return None
+
+
+def check_move(board: Board, rules: Rules, move: object) -> tuple[list[Cell] | None, str | None]:
+    """``(path, None)`` when ``move`` may be played on ``board`` now, else ``(None, reason)``."""
+    if not isinstance(move, (list, tuple)) or len(move) != 2:
+        return None, f"expected a pair of cells [[r1, c1], [r2, c2]], found {move!r}"
+    a, b = _as_cell(move[0]), _as_cell(move[1])
+    if a is None or b is None:
+        return None, f"expected a pair of cells [[r1, c1], [r2, c2]], found {move!r}"
+    for name, p in (("first", a), ("second", b)):
+        if not board.in_bounds(p):
+            return None, f"{name} cell {list(p)} is outside the {board.rows}x{board.cols} board"
+    if a == b:
+        return None, f"both cells are {list(a)}: a move needs two distinct tiles"
+    va, vb = board[a], board[b]
+    for p, v in ((a, va), (b, vb)):
+        if v == 0:
+            return None, f"cell {list(p)} is empty"
+        if v < 0:
+            return None, f"cell {list(p)} is a wall"
+    if va != vb:
+        return None, f"cells {list(a)} and {list(b)} hold different types ({va} and {vb})"
+    path = find_path(board, a, b, rules)
+    if path is None:
+        return None, f"no path with at most two turns joins {list(a)} and {list(b)} (type {va})"
+    return path, None
+
+
+def play(board: Board, rules: Rules, a: Cell, b: Cell) -> Board:
+    """Remove the pair ``a``, ``b`` (assumed legal) and apply gravity."""
+    return apply_gravity(board.set_cells({a: 0, b: 0}), rules.gravity)
+
+
+def replay(board: Board, rules: Rules, moves: Iterable[Sequence[Sequence[int]]]) -> ReplayResult:
+    """Apply ``moves`` one at a time, checking each: two distinct cells holding the same type,
+    a legal path at that moment, then gravity. Stops at the first bad move."""
+    paths: list[list[Cell]] = []
+    applied = 0
+    for i, move in enumerate(moves):
+        path, reason = check_move(board, rules, move)
+        if path is None:
+            return ReplayResult(False, False, applied, board, paths, i, reason)
+        board = play(board, rules, path[0], path[-1])
+        paths.append(path)
+        applied += 1
+    return ReplayResult(True, board.is_cleared(), applied, board, paths)
