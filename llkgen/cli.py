@@ -106,6 +106,72 @@ def replay(
 
 
 @app.command()
+def solve(
+    level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    budget: Optional[float] = typer.Option(None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
+    nodes: Optional[int] = typer.Option(200_000, "--nodes", min=1, help="Search-node budget (deterministic)."),
+    engine: str = typer.Option("auto", "--engine", help="auto (portfolio), search, cpsat or baseline."),
+) -> None:
+    """Decide whether a level can be cleared: exit 0 solvable (with a replayed witness),
+    3 unsolvable (with a proof), 4 unknown (a budget ran out), 1 invalid input.
+
+    Example: llkgen solve tests/data/demo.json --json --nodes 50000
+    """
+    from llkgen.verify import ENGINES, Budget, verify
+
+    if engine not in ENGINES:
+        raise typer.BadParameter(f"expected one of {', '.join(ENGINES)}, found {engine!r}", param_hint="--engine")
+    lv = load_level(level)
+    verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine)
+    if as_json:
+        _emit_json(verdict.to_json())
+    else:
+        typer.echo(f"{verdict.status}: {verdict.reason}")
+        if verdict.proof and verdict.proof.get("locked"):
+            typer.echo("locked tiles: " + " ".join(f"({r},{c})" for r, c in verdict.proof["locked"]))
+        for i, m in enumerate(verdict.moves, 1):
+            typer.echo(f"{i:3d}. {list(m.a)} {list(m.b)}")
+    raise typer.Exit({"solvable": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE}.get(verdict.status, EXIT_UNKNOWN))
+
+
+@app.command()
+def render(
+    source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file."),
+    out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
+    solution: bool = typer.Option(False, "--solution", help="Also write each level's certified removal order, step by step."),
+) -> None:
+    """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
+
+    Example: llkgen render output/easy.json --out output/easy-svg --solution
+    """
+    from llkgen.level import load_levels
+    from llkgen.render import write_svgs
+
+    written = write_svgs(load_levels(source), out, solution=solution)
+    for p in written:
+        typer.echo(str(p))
+    typer.echo(f"{len(written)} SVG file{'s' if len(written) != 1 else ''} written to {out}")
+
+
+@app.command()
+def view(
+    pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file."),
+    out: Path = typer.Option(..., "--out", help="The HTML file to write."),
+) -> None:
+    """Write a single self-contained HTML page that lists the pack's levels and lets you play
+    them by clicking (undo, restart, hint, play the solution).
+
+    Example: llkgen view output/easy.json --out output/easy.html
+    """
+    from llkgen.level import load_pack
+    from llkgen.render import write_viewer
+
+    path = write_viewer(load_pack(pack), out)
+    typer.echo(f"viewer written to {path}")
+
+
+@app.command()
 def version() -> None:
     """Print llkgen's version."""
     typer.echo(f"llkgen {__version__}")

@@ -1,0 +1,11 @@
+"""Rendering levels for people: SVG previews (:mod:`llkgen.render.svg`) and a self-contained
+HTML pack viewer that plays the levels in a browser (:mod:`llkgen.render.html`).
+
+Both take the library's :class:`~llkgen.level.Level` / :class:`~llkgen.level.Pack` objects and
+share one palette (:mod:`llkgen.render.palette`), so a tile looks the same everywhere.
+"""
+
+from llkgen.render.html import build_viewer_html, write_viewer
+from llkgen.render.svg import render_level_svg, write_svgs
+
+__all__ = ["build_viewer_html", "render_level_svg", "write_svgs", "write_viewer"]

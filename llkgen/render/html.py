@@ -1,0 +1,121 @@
+"""A single-file HTML viewer that lists a pack's levels and lets you play them.
+
+The page embeds everything it needs: the stylesheet and script from ``llkgen/assets`` inline,
+the pack as JSON, and the palette shared with the SVG renderer. A Content-Security-Policy
+of ``default-src 'none'`` makes the browser refuse any network request, so the file works
+offline and cannot leak anything. The output is a pure function of the pack.
+
+The script implements the path rule and gravity itself; ``tests/test_viewer_browser.py``
+proves it agrees with :func:`llkgen.referee.replay` by comparing boards after every click.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from html import escape
+from importlib import resources
+from pathlib import Path
+
+from llkgen.level import Pack, pack_from_json, pack_to_json
+from llkgen.render.palette import palette_json
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+
+def _asset(name: str) -> str:
+    return resources.files("llkgen").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _script_json(obj: object) -> str:
+    """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` are escaped, so no string in the
+    pack can close the element or open a comment."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _pack_json(pack: Pack | dict) -> dict:
+    if isinstance(pack, Pack):
+        return pack_to_json(pack)
+    if isinstance(pack, dict):
+        return pack_to_json(pack_from_json(pack))  # validates, and normalises key order
+    raise TypeError(f"expected a Pack or a pack JSON object, found {type(pack).__name__}")
+
+
+def build_viewer_html(pack: Pack | dict) -> str:
+    """The viewer page for ``pack`` (a :class:`Pack` or a decoded ``llkgen.pack/1`` object).
+
+    Guarantees: one self-contained UTF-8 document with no external references; the same pack
+    always gives the same string."""
+    data = _pack_json(pack)
+    kinds = sorted({v for lv in data["levels"] for row in lv["grid"] for v in row if v > 0})
+    payload = {"pack": data, "palette": palette_json(kinds)}
+    name = data.get("name") or "pack"
+    n = len(data["levels"])
+    sub = f"{n} level{'s' if n != 1 else ''}"
+    if data.get("generator"):
+        sub += f" \u00b7 {data['generator']}"
+    if data.get("seed") is not None:
+        sub += f" \u00b7 seed {data['seed']}"
+    return _TEMPLATE.format(
+        csp=CSP,  # a constant with no markup characters
+        title=escape(f"{name} \u2013 llkgen viewer"),
+        name=escape(str(name)),
+        sub=escape(sub),
+        css=_asset("viewer.css"),
+        data=_script_json(payload),
+        js=_asset("viewer.js"),
+    )
+
+
+def write_viewer(pack: Pack | dict, out_path: str | os.PathLike) -> Path:
+    """Write :func:`build_viewer_html` to ``out_path`` atomically; returns the path."""
+    from llkgen.level import write_text_atomic
+
+    return write_text_atomic(out_path, build_viewer_html(pack))
+
+
+# Double braces are literal braces for str.format; the assets are substituted whole.
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+{css}</style>
+</head>
+<body>
+<header id="top"><h1 id="pack-name">{name}</h1><p class="sub">{sub}</p></header>
+<main>
+<aside id="levels" aria-label="Levels">
+<table id="level-list">
+<thead><tr><th>#</th><th>id</th><th>size</th><th title="gravity; \u25a1 = no border ring">rules</th><th>tiles</th><th title="legal moves at the start">moves</th><th title="share of random playthroughs that clear the board">random clear</th><th title="search nodes the verifier needed">verify nodes</th></tr></thead>
+<tbody></tbody>
+</table>
+</aside>
+<section id="game" aria-live="polite">
+<h2 id="level-title"></h2>
+<p class="meta" id="level-rules"></p>
+<p class="meta" id="level-metrics"></p>
+<p class="meta" id="level-cert"></p>
+<div id="controls">
+<button type="button" id="btn-undo" title="Undo the last move (U)">Undo</button>
+<button type="button" id="btn-restart">Restart</button>
+<button type="button" id="btn-hint" title="Show a next move (H)">Hint</button>
+<button type="button" id="btn-play">Play solution</button>
+</div>
+<div id="status" data-state="playing"><span id="status-counts"></span><span id="status-banner"></span><span id="sol-indicator"></span></div>
+<p id="message" role="status"></p>
+<div id="board-wrap"><div id="board" data-busy="0"></div><svg id="overlay" aria-hidden="true"></svg></div>
+<p class="legend">Click two tiles of the same type joined by a line with at most two turns through empty cells.<br>
+<span class="k-empty"></span>empty<span class="k-wall"></span>wall<span class="k-ring"></span>outside ring (paths may use it when the border rule is on)</p>
+</section>
+</main>
+<script type="application/json" id="llk-data">{data}</script>
+<script>
+{js}</script>
+</body>
+</html>
+"""

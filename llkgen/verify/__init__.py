@@ -1,0 +1,126 @@
+"""The solvability verifier: ``verify(board, rules, budget) -> Verdict``.
+
+Guarantees:
+
+* ``solvable`` only with a witness that :func:`llkgen.referee.replay` has accepted inside
+  :func:`verify` itself;
+* ``unsolvable`` only from a sound argument (the lock test) or a complete search;
+* otherwise ``unknown``, naming the budget that ran out.
+
+Stages, cheapest first:
+
+1. trivial: an empty board is solvable;
+2. ``lock-test`` (no gravity): the relaxation of :mod:`llkgen.verify.lock` proves locked tiles;
+3. ``pairing-search`` (no gravity): :mod:`llkgen.verify.pairing`;
+4. ``move-search`` (gravity): :mod:`llkgen.verify.movesearch`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from llkgen.board import Board, Rules
+from llkgen.path import PAD, Move, from_padded, padded, to_padded
+from llkgen.referee import replay
+from llkgen.verify.lock import locked_tiles
+from llkgen.verify.movesearch import MoveSearch
+from llkgen.verify.pairing import PairingSearch
+from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget, Verdict
+
+__all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES"]
+
+ENGINES = ("auto", "search", "baseline")
+
+
+class WitnessRejected(AssertionError):
+    """A solver produced a removal order the referee refused: always a bug in llkgen."""
+
+
+def _finish(board: Board, rules: Rules, status: str, order, reason: str, proof, stats: dict,
+            start: float) -> Verdict:
+    stats["time_ms"] = round((time.perf_counter() - start) * 1000, 3)
+    if status != SOLVABLE:
+        return Verdict(status, [], reason, proof, stats)
+    result = replay(board, rules, order)
+    if not (result.ok and result.cleared):
+        raise WitnessRejected(f"internal error: witness refused by the referee: {result.describe()}")
+    moves = [Move(tuple(a), tuple(b), path) for (a, b), path in zip(order, result.paths)]
+    return Verdict(SOLVABLE, moves, reason, None, stats)
+
+
+def root_lock(board: Board, rules: Rules) -> list[tuple[int, int]]:
+    """Tiles the lock test proves can never be removed (no gravity only)."""
+    w = board.cols + 2 * PAD
+    g = padded(board, rules)
+    types = board.types()
+    alive, partners = [], {}
+    for cells in types.values():
+        ps = [to_padded(c, w) for c in cells]
+        for p in ps:
+            alive.append(p)
+            partners[p] = [q for q in ps if q != p]
+    return sorted(from_padded(p, w) for p in locked_tiles(g, w, alive, partners))
+
+
+def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
+           engine: str = "auto") -> Verdict:
+    """Decide whether ``board`` can be cleared under ``rules`` within ``budget``.
+
+    Returns SOLVABLE only with a witness that ``replay`` accepts, UNSOLVABLE only with a sound
+    proof, UNKNOWN naming the exhausted budget. ``engine`` is ``auto`` (the portfolio),
+    ``search`` (the exact search alone) or ``baseline`` (plain DFS with a dead-board table)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
+    start = time.perf_counter()
+    stats: dict = {"nodes": 0}
+    if board.is_cleared():
+        stats["stage"] = "trivial"
+        return _finish(board, rules, SOLVABLE, [], "the board has no tiles", None, stats, start)
+
+    if engine != "baseline" and rules.gravity == "none":
+        locked = root_lock(board, rules)
+        if locked:
+            stats["stage"] = "lock-test"
+            proof = {"argument": "lock-test", "locked": [list(c) for c in locked]}
+            return _finish(board, rules, UNSOLVABLE, None,
+                           f"{len(locked)} tiles can never be removed, even if every other "
+                           "tile that could ever link were gone (lock test)", proof, stats, start)
+
+    if engine == "baseline":
+        solver = MoveSearch(board, rules, budget, ordered=False, start=start)
+        stage = "baseline-search"
+    elif rules.gravity == "none":
+        solver = PairingSearch(board, rules, budget, start=start)
+        stage = "pairing-search"
+    else:
+        solver = MoveSearch(board, rules, budget, ordered=True, start=start)
+        stage = "move-search"
+    stats["stage"] = stage
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 20_000))
+    try:
+        order = solver.search()
+    except OutOfBudget as e:
+        stats["nodes"] = solver.nodes
+        which = "node budget" if e.which == "nodes" else "time budget"
+        limit = budget.nodes if e.which == "nodes" else f"{budget.seconds} s"
+        return _finish(board, rules, UNKNOWN, None,
+                       f"undecided: the {which} ({limit}) ran out during the {stage}",
+                       {"budget": e.which}, stats, start)
+    finally:
+        sys.setrecursionlimit(old_limit)
+    stats["nodes"] = solver.nodes
+    stats["dead_boards"] = len(solver.dead)
+    if isinstance(solver, PairingSearch):
+        stats["lock_prunes"] = solver.lock_prunes
+        w = solver.w
+        order = [(from_padded(p, w), from_padded(q, w)) for p, q in order] if order is not None else None
+    if order is None:
+        proof = {"argument": "exhaustive-search", "engine": stage, "nodes": solver.nodes}
+        return _finish(board, rules, UNSOLVABLE, None,
+                       f"every line of play was explored ({stage}, {solver.nodes} nodes) and none clears the board",
+                       proof, stats, start)
+    return _finish(board, rules, SOLVABLE, order,
+                   f"cleared in {len(order)} moves ({stage}, {solver.nodes} nodes); the witness replays",
+                   None, stats, start)

@@ -1,0 +1,314 @@
+"""Exact search without gravity: decide how tiles pair up; the order then follows.
+
+The facts this search stands on (no gravity, where removing tiles never blocks a path):
+
+* **Moving a move to the front.** If a solution from some board uses a pair ``m`` that is
+  linkable on that board now, then playing ``m`` first and the rest of the solution in its
+  order is also a solution: every later path only finds more empty cells.
+* **Forced pairs are safe.** A pair that every admissible pairing of its type contains (for a
+  type with two tiles left, its only pair) must be played some time; if it is linkable now,
+  playing it now loses nothing.
+* **Whole-type clearing is safe.** If every remaining tile of a type can be removed by that
+  type's own moves available now, doing so first is safe: all other moves of a solution then
+  happen on boards with more empty cells. (It may pair the type differently from the
+  solution; that is fine, any pairing that clears the board will do.)
+* **Branching: play it, or never.** Pick a linkable pair ``m``. Either some solution uses
+  ``m`` (then, by the first fact, one plays ``m`` now: branch 1) or no solution uses it, and
+  ``m`` can be forbidden for the rest of this subtree (branch 2). The two branches cover every
+  solution, so the search is complete. Forbidding pairs is what keeps it from re-exploring
+  the same pairings in a different move order.
+* **Pruning.** Each node runs the lock test (:mod:`llkgen.verify.lock`) where a tile may only
+  pair with alive tiles of its type not forbidden to it, checks that every type still has an
+  admissible perfect pairing, and consults a table of dead nodes keyed exactly by the board
+  and the forbidden pairs among alive tiles.
+
+``search`` returns the removal order (padded indices) or ``None`` when the search is
+exhaustive and found nothing; a budget running out raises :class:`OutOfBudget`.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from typing import Iterator, Sequence
+
+from llkgen.board import Board, Rules
+from llkgen.path import PAD, can_link, padded, to_padded
+from llkgen.verify.lock import locked_tiles
+from llkgen.verify.regions import Regions
+from llkgen.verify.verdict import Budget, OutOfBudget
+
+Pair = tuple[int, int]
+Pairing = tuple[Pair, ...]
+#: Types with more tiles than this skip the exact pairing analysis (forced pairs, whole-type
+#: clearing), which enumerates perfect matchings: 8 tiles have 105, 10 have 945. Skipping it
+#: only weakens pruning; the branching alone is complete.
+MAX_MATCHING_TILES = 8
+
+
+def perfect_matchings(items: Sequence[int]) -> Iterator[Pairing]:
+    """Every way to split ``items`` (even length) into pairs, in a fixed order."""
+    if not items:
+        yield ()
+        return
+    first = items[0]
+    for i in range(1, len(items)):
+        rest = list(items[1:i]) + list(items[i + 1 :])
+        for tail in perfect_matchings(rest):
+            yield ((first, items[i]),) + tail
+
+
+_PATTERNS: dict[int, list[Pairing]] = {}
+
+
+def _patterns(n: int) -> list[Pairing]:
+    """Perfect matchings of ``range(n)`` as index pairs, computed once per size."""
+    if n not in _PATTERNS:
+        _PATTERNS[n] = list(perfect_matchings(list(range(n))))
+    return _PATTERNS[n]
+
+
+class PairingSearch:
+    def __init__(self, board: Board, rules: Rules, budget: Budget, start: float | None = None):
+        assert rules.gravity == "none", "the pairing search is only sound without gravity"
+        self.w = board.cols + 2 * PAD
+        self.g = padded(board, rules)
+        self.types: dict[int, list[int]] = {
+            t: [to_padded(c, self.w) for c in cells] for t, cells in board.types().items()
+        }
+        self.left = board.tile_count
+        self.regions = Regions(self.g, self.w)
+        self.forbidden: set[Pair] = set()
+        self.moves: list[Pair] = []
+        self.trail: list[tuple] = []  # undo log: ("rm", p, q, t) or ("fb", pair)
+        self.dead: set[bytes] = set()
+        self.epoch = 0  # bumped at every board change; dates the negative link cache
+        self.links: set[Pair] = set()
+        self.link_stack: list[tuple[int, Pair]] = []
+        self.no_link: dict[Pair, int] = {}
+        self.nodes = 0
+        self.lock_prunes = 0
+        self.tt_hits = 0
+        self.budget = budget
+        self.start = time.perf_counter() if start is None else start
+        self.deadline = None if budget.seconds is None else self.start + budget.seconds
+
+    # -- board changes with undo ----------------------------------------------------------------
+    def _remove(self, p: int, q: int) -> None:
+        g = self.g
+        t = g[p]
+        g[p] = g[q] = 0
+        self.left -= 2
+        self.epoch += 1
+        self.regions.open(g, p)
+        self.regions.open(g, q)
+        self.moves.append((p, q))
+        self.trail.append(("rm", p, q, t))
+
+    def _forbid(self, pair: Pair) -> None:
+        self.forbidden.add(pair)
+        self.trail.append(("fb", pair))
+
+    def _mark(self) -> tuple[int, int]:
+        return len(self.trail), self.regions.mark()
+
+    def _undo(self, mark: tuple[int, int]) -> None:
+        n, rmark = mark
+        g = self.g
+        trail = self.trail
+        while len(trail) > n:
+            entry = trail.pop()
+            if entry[0] == "rm":
+                _, p, q, t = entry
+                g[p] = g[q] = t
+                self.left += 2
+                self.epoch += 1
+                self.moves.pop()
+            else:
+                self.forbidden.discard(entry[1])
+        self.regions.undo(rmark)
+        stack, links = self.link_stack, self.links
+        while stack and stack[-1][0] > n:
+            links.discard(stack.pop()[1])
+
+    # -- queries --------------------------------------------------------------------------------
+    def linkable(self, p: int, q: int) -> bool:
+        """Path test with two caches. Going deeper only empties cells, so a pair found
+        linkable stays linkable until the search backtracks past the point where it was found
+        (``link_stack`` records that point). A negative answer holds until the board next
+        changes (``epoch``)."""
+        pr = (p, q)
+        if pr in self.links:
+            return True
+        if self.no_link.get(pr) == self.epoch:
+            return False
+        if self.regions.may_link(self.g, p, q) and can_link(self.g, self.w, p, q):
+            self.links.add(pr)
+            self.link_stack.append((len(self.trail), pr))
+            return True
+        self.no_link[pr] = self.epoch
+        return False
+
+    def alive(self, t: int) -> list[int]:
+        g = self.g
+        return [p for p in self.types[t] if g[p] > 0]
+
+    def admissible(self, tiles: Sequence[int]) -> list[Pairing]:
+        """Perfect pairings of ``tiles`` that use no forbidden pair."""
+        fb = self.forbidden
+        out = []
+        for pattern in _patterns(len(tiles)):
+            m = tuple((tiles[i], tiles[j]) for i, j in pattern)
+            if not fb or not any(pr in fb for pr in m):
+                out.append(m)
+        return out
+
+    def _clear_type_now(self, pairings: list[Pairing]) -> list[Pair] | None:
+        """A removal order that clears a type with its own moves available now, or None.
+        Trial removals write the board directly and are restored before returning."""
+        g, w = self.g, self.w
+        for pairing in pairings:
+            first = [pr for pr in pairing if self.linkable(*pr)]
+            if not first:
+                continue
+            if len(first) == len(pairing):
+                return list(pairing)
+            done = list(first)
+            pending = [pr for pr in pairing if pr not in first]
+            saved = [(p, g[p]) for pr in first for p in pr]
+            for p, _ in saved:
+                g[p] = 0
+            progress = True
+            while pending and progress:
+                progress = False
+                for pr in pending:
+                    if can_link(g, w, *pr):
+                        saved += [(pr[0], g[pr[0]]), (pr[1], g[pr[1]])]
+                        g[pr[0]] = g[pr[1]] = 0
+                        pending.remove(pr)
+                        done.append(pr)
+                        progress = True
+                        break
+            for p, v in saved:
+                g[p] = v
+            if not pending:
+                return done
+        return None
+
+    # -- propagation ----------------------------------------------------------------------------
+    def closure(self) -> bool:
+        """Play every safe move until none is left. False when some type has no admissible
+        pairing left (the node is dead)."""
+        progress = True
+        while progress:
+            progress = False
+            for t in self.types:
+                tiles = self.alive(t)
+                n = len(tiles)
+                if not n or n > MAX_MATCHING_TILES:
+                    continue
+                if n == 2:
+                    pr = (tiles[0], tiles[1])
+                    if pr in self.forbidden:
+                        return False
+                    if self.linkable(*pr):
+                        self._remove(*pr)
+                        progress = True
+                    continue
+                pairings = self.admissible(tiles)
+                if not pairings:
+                    return False
+                played = False
+                if len(pairings) < len(_patterns(n)):  # only forbidding can force a pair
+                    for p, q in sorted(set(pairings[0]).intersection(*pairings[1:])):
+                        if self.linkable(p, q):
+                            self._remove(p, q)
+                            played = True
+                if not played:
+                    order = self._clear_type_now(pairings)
+                    if order is not None:
+                        for p, q in order:
+                            self._remove(p, q)
+                        played = True
+                progress = progress or played
+        return True
+
+    def locked(self, hint: Sequence[Pair], order: list) -> list[int]:
+        fb = self.forbidden
+        partners: dict[int, Sequence[int]] = {}
+        alive: list[int] = []
+        for t in self.types:
+            tiles = self.alive(t)
+            for p in tiles:
+                alive.append(p)
+                partners[p] = [q for q in tiles if q != p and (min(p, q), max(p, q)) not in fb]
+        return locked_tiles(self.g, self.w, alive, partners, self.regions, hint, order)
+
+    def key(self) -> bytes:
+        g = self.g
+        live = sorted(pr for pr in self.forbidden if g[pr[0]] > 0 and g[pr[1]] > 0)
+        return array("h", g).tobytes() + repr(live).encode()
+
+    def choose(self) -> Pair | None:
+        """The linkable, non-forbidden pair to branch on, or None when there is none."""
+        fb = self.forbidden
+        best = None
+        for t in self.types:
+            tiles = self.alive(t)
+            n = len(tiles)
+            for i in range(n):
+                p = tiles[i]
+                for j in range(i + 1, n):
+                    q = tiles[j]
+                    if (p, q) in fb or not self.linkable(p, q):
+                        continue
+                    score = (n, p, q)
+                    if best is None or score < best:
+                        best = score
+        return None if best is None else (best[1], best[2])
+
+    # -- search ---------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.budget.nodes is not None and self.nodes > self.budget.nodes:
+            raise OutOfBudget("nodes")
+        if self.deadline is not None and (self.nodes & 15) == 0 and time.perf_counter() > self.deadline:
+            raise OutOfBudget("seconds")
+
+    def search(self) -> list[Pair] | None:
+        if self._solve(()):
+            return list(self.moves)
+        return None
+
+    def _solve(self, hint: Sequence[Pair]) -> bool:
+        self._tick()
+        mark = self._mark()
+        if not self.closure():
+            self._undo(mark)
+            return False
+        if self.left == 0:
+            return True
+        key = self.key()
+        if key in self.dead:
+            self.tt_hits += 1
+            self._undo(mark)
+            return False
+        order: list[Pair] = []
+        if self.locked(hint, order):
+            self.lock_prunes += 1
+            self.dead.add(key)
+            self._undo(mark)
+            return False
+        m = self.choose()
+        if m is not None:
+            inner = self._mark()
+            self._remove(*m)
+            if self._solve(order):
+                return True
+            self._undo(inner)
+            self._forbid(m)
+            if self._solve(order):
+                return True
+        self.dead.add(key)
+        self._undo(mark)
+        return False

@@ -1,0 +1,363 @@
+"""The HTML viewer driven in headless Chromium.
+
+The viewer's script implements the path rule and gravity on its own. These tests prove it
+agrees with the Python referee: after every click the page's board, drawn path, tile count
+and number of available moves are compared with :func:`llkgen.referee.replay` and
+:func:`llkgen.path.removable_pairs` on the same move list. A fuzz test also compares the
+script's rule functions with the Python ones on random boards, under every rule set.
+
+Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (never
+``playwright install``); skipped with a reason when Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from llkgen.board import Board, Rules
+from llkgen.gravity import apply_gravity
+from llkgen.level import Pack, load_pack
+from llkgen.path import find_path, removable_pairs
+from llkgen.referee import replay
+from llkgen.render import palette
+from llkgen.render.html import write_viewer
+
+try:
+    from conftest_browser import make_demo_pack
+except ImportError:  # tests/ made a package
+    from tests.conftest_browser import make_demo_pack
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium not installed at {CHROMIUM}"),
+]
+
+
+# -- fixtures ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pack_and_html(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pack, Path]:
+    tmp = tmp_path_factory.mktemp("viewer")
+    pack = load_pack(make_demo_pack(tmp))
+    return pack, write_viewer(pack, tmp / "viewer.html")
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS, headless=True, viewport={"width": 1200, "height": 900})
+        yield ctx
+        ctx.close()
+
+
+class Viewer:
+    """A page showing the viewer, with the helpers the tests share."""
+
+    def __init__(self, page, pack: Pack) -> None:
+        self.page = page
+        self.pack = pack
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+    def select(self, index: int, anim_ms: int = 0) -> None:
+        self.page.click(f'#level-list tbody tr[data-index="{index}"]')
+        self.page.evaluate("ms => window.llk.setAnimation(ms)", anim_ms)
+        assert self.state()["index"] == index
+
+    def state(self) -> dict:
+        return self.page.evaluate("window.llk.state()")
+
+    def click(self, cell) -> None:
+        r, c = cell
+        self.page.click(f'#board [data-r="{r}"][data-c="{c}"]')
+        self.page.wait_for_selector('#board[data-busy="0"]', state="attached")
+
+    def play(self, a, b) -> None:
+        self.click(a)
+        self.click(b)
+
+    def text(self, selector: str) -> str:
+        return self.page.inner_text(selector)
+
+    def assert_agrees(self, index: int, moves: list) -> None:
+        """The page's board after ``moves`` is the referee's, and so is everything derived."""
+        lv = self.pack.levels[index]
+        res = replay(lv.board, lv.rules, moves)
+        assert res.ok, res.describe()
+        st = self.state()
+        assert st["grid"] == res.final.grid(), f"after {moves}"
+        assert st["history"] == [[list(a), list(b)] for a, b in moves]
+        if moves:
+            assert st["lastPath"] == [list(p) for p in res.paths[-1]]
+        assert st["tiles"] == res.final.tile_count
+        assert st["moves"] == len(removable_pairs(res.final, lv.rules))
+        dom = {(int(e["r"]), int(e["c"])): int(e["v"]) for e in self.page.eval_on_selector_all(
+            "#board [data-v]", "els => els.map(e => ({r: e.dataset.r, c: e.dataset.c, v: e.dataset.v}))")}
+        assert dom == {(r, c): res.final[r, c] for r in range(lv.board.rows) for c in range(lv.board.cols)}
+        assert self.page.get_attribute("#status", "data-tiles") == str(res.final.tile_count)
+
+
+@pytest.fixture
+def viewer(browser_context, pack_and_html):
+    pack, html = pack_and_html
+    page = browser_context.new_page()
+    page.goto(html.as_uri())
+    page.wait_for_selector("html[data-ready='1']", state="attached")
+    v = Viewer(page, pack)
+    yield v
+    page.close()
+    assert not v.errors, v.errors
+    # Nothing but the file itself was ever requested.
+    assert all(u.startswith("file://") for u in v.requests), v.requests
+
+
+def level_index(pack: Pack, pred) -> int:
+    return next(i for i, lv in enumerate(pack.levels) if pred(lv))
+
+
+# -- tests ------------------------------------------------------------------------------------------
+def test_level_list_shows_every_level_with_metrics(viewer: Viewer) -> None:
+    rows = viewer.page.eval_on_selector_all("#level-list tbody tr", "rs => rs.map(r => r.innerText)")
+    assert len(rows) == len(viewer.pack.levels)
+    for text, lv in zip(rows, viewer.pack.levels):
+        m = lv.extra["metrics"]
+        assert lv.id in text
+        assert f"{round(m['random_clear_rate'] * 100)}%" in text
+        assert str(m["verify_nodes"]) in text and str(m["initial_moves"]) in text
+    viewer.select(1)
+    assert viewer.text("#level-title") == viewer.pack.levels[1].id
+    assert "gravity" in viewer.text("#level-rules") and "verify nodes" in viewer.text("#level-metrics")
+
+
+@pytest.mark.parametrize("kind", ["plain", "walls", "gravity-down", "gravity-right"])
+def test_clicking_the_solution_clears_and_agrees_with_the_referee(viewer: Viewer, kind: str) -> None:
+    pack = viewer.pack
+    index = {
+        "plain": level_index(pack, lambda lv: lv.rules.gravity == "none" and -1 not in lv.board.cells),
+        "walls": level_index(pack, lambda lv: lv.rules.gravity == "none" and -1 in lv.board.cells),
+        "gravity-down": level_index(pack, lambda lv: lv.rules.gravity == "down"),
+        "gravity-right": level_index(pack, lambda lv: lv.rules.gravity == "right"),
+    }[kind]
+    # One level runs with the real animation so the busy/settle path is exercised too.
+    viewer.select(index, anim_ms=120 if kind == "gravity-down" else 0)
+    solution = [(tuple(a), tuple(b)) for a, b in pack.levels[index].solution]
+    viewer.assert_agrees(index, [])
+    for k, (a, b) in enumerate(solution):
+        viewer.click(a)
+        assert viewer.state()["selected"] == list(a)
+        viewer.click(b)
+        viewer.assert_agrees(index, solution[: k + 1])
+    assert viewer.state()["status"] == "cleared"
+    assert viewer.text("#status-banner") == "Cleared!"
+    assert viewer.page.get_attribute("#status", "data-state") == "cleared"
+
+
+def test_random_legal_play_on_gravity_boards_agrees_with_the_referee(viewer: Viewer) -> None:
+    rng = random.Random(20240601)
+    for index, lv in enumerate(viewer.pack.levels):
+        if lv.rules.gravity == "none":
+            continue
+        viewer.select(index)
+        for game in range(3):
+            if game:
+                viewer.page.click("#btn-restart")
+            moves: list = []
+            board = lv.board
+            while (legal := removable_pairs(board, lv.rules)):
+                mv = rng.choice(legal)
+                a, b = (mv.b, mv.a) if rng.random() < 0.5 else (mv.a, mv.b)  # either click order
+                viewer.play(a, b)
+                moves.append((a, b))
+                viewer.assert_agrees(index, moves)
+                board = replay(lv.board, lv.rules, moves).final
+            expected = "cleared" if board.is_cleared() else "stuck"
+            assert viewer.state()["status"] == expected
+            if expected == "stuck":
+                assert "Stuck" in viewer.text("#status-banner")
+
+
+def test_illegal_picks_are_refused_with_a_reason(viewer: Viewer) -> None:
+    found = {"different types": False, "no path with at most two turns": False}
+    for index, lv in enumerate(viewer.pack.levels):
+        tiles = lv.board.tiles()
+        diff = next(((a, b) for a in tiles for b in tiles if lv.board[a] != lv.board[b]), None)
+        blocked = next(((a, b) for a in tiles for b in tiles if a < b and lv.board[a] == lv.board[b]
+                        and find_path(lv.board, a, b, lv.rules) is None), None)
+        viewer.select(index)
+        for reason, pair in (("different types", diff), ("no path with at most two turns", blocked)):
+            if pair is None:
+                continue
+            viewer.page.click("#btn-restart")
+            viewer.play(*pair)
+            assert reason in viewer.text("#message")
+            st = viewer.state()
+            assert st["grid"] == lv.board.grid() and st["history"] == []
+            assert st["selected"] == list(pair[1])
+            found[reason] = True
+    assert all(found.values()), found
+
+
+def test_undo_restart_hint_and_play_solution(viewer: Viewer) -> None:
+    pack = viewer.pack
+    index = level_index(pack, lambda lv: lv.rules.gravity == "down")
+    lv = pack.levels[index]
+    sol = [(tuple(a), tuple(b)) for a, b in lv.solution]
+    viewer.select(index)
+
+    viewer.page.click("#btn-hint")
+    assert "certified solution" in viewer.text("#message")
+    hinted = viewer.page.eval_on_selector_all("#board .hint", "els => els.map(e => [+e.dataset.r, +e.dataset.c])")
+    assert sorted(map(tuple, hinted)) == sorted(sol[0])
+
+    # Follow the solution up to the first board that also offers a move off the certified line.
+    k = next(k for k in range(len(sol))
+             if len(removable_pairs(replay(lv.board, lv.rules, sol[:k]).final, lv.rules)) > 1)
+    for a, b in sol[:k]:
+        viewer.play(a, b)
+    viewer.page.click("#btn-hint")
+    assert f"step {k + 1} of {len(sol)}" in viewer.text("#message")
+
+    # Leave the certified line: Hint then offers a plain legal move, with a warning.
+    here = replay(lv.board, lv.rules, sol[:k]).final
+    other = next(m for m in removable_pairs(here, lv.rules) if {m.a, m.b} != set(sol[k]))
+    viewer.play(other.a, other.b)
+    off = sol[:k] + [(other.a, other.b)]
+    viewer.assert_agrees(index, off)
+    if viewer.state()["status"] == "playing":
+        viewer.page.click("#btn-hint")
+        msg = viewer.text("#message")
+        assert "may not keep the board solvable" in msg
+        first = removable_pairs(replay(lv.board, lv.rules, off).final, lv.rules)[0]
+        assert f"({first.a[0]},{first.a[1]})" in msg and f"({first.b[0]},{first.b[1]})" in msg
+
+    viewer.page.click("#btn-undo")
+    viewer.assert_agrees(index, sol[:k])
+    viewer.page.click("#btn-restart")
+    viewer.assert_agrees(index, [])
+
+    # Play solution steps through the witness with the real animation and clears the board.
+    viewer.page.evaluate("window.llk.setAnimation(40)")
+    viewer.page.click("#btn-play")
+    viewer.page.wait_for_selector('#status[data-state="cleared"]', state="attached", timeout=20_000)
+    viewer.page.wait_for_function("!window.llk.state().playing")
+    viewer.assert_agrees(index, sol)
+    assert viewer.text("#status-banner") == "Cleared!"
+
+
+def test_js_rules_match_python_on_random_boards(viewer: Viewer) -> None:
+    """Fuzz: removable pairs with their drawn paths, and gravity, on 300 random boards."""
+    rng = random.Random(7)
+    cases = []
+    for _ in range(300):
+        rows, cols = rng.randint(1, 7), rng.randint(1, 7)
+        kinds = rng.randint(1, 4)
+        cells = [rng.choice([0, 0, -1] + list(range(1, kinds + 1)) * 2) for _ in range(rows * cols)]
+        counts: dict[int, int] = {}
+        for i, v in enumerate(cells):
+            if v > 0:
+                counts[v] = counts.get(v, 0) + 1
+        for i in reversed(range(len(cells))):  # drop one tile of each odd type
+            if cells[i] > 0 and counts[cells[i]] % 2:
+                counts[cells[i]] -= 1
+                cells[i] = 0
+        board = Board.checked(rows, cols, cells)
+        rules = Rules(border=rng.random() < 0.6, gravity=rng.choice(["none", "down", "up", "left", "right"]))
+        cases.append((board, rules))
+    got = viewer.page.evaluate(
+        """cases => cases.map(([g, r]) => ({
+               pairs: window.llk.rules.removablePairs(g, r).map(m => [m.a, m.b, m.path]),
+               gravity: window.llk.rules.applyGravity(g, r.gravity)}))""",
+        [[b.grid(), {"border": r.border, "gravity": r.gravity}] for b, r in cases])
+    for (board, rules), out in zip(cases, got):
+        want = [[list(m.a), list(m.b), [list(p) for p in m.path]] for m in removable_pairs(board, rules)]
+        assert out["pairs"] == want, (board.grid(), rules)
+        assert out["gravity"] == apply_gravity(board, rules.gravity).grid(), (board.grid(), rules)
+
+
+# -- screenshot -------------------------------------------------------------------------------------
+def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Decode an 8-bit RGB/RGBA, non-interlaced PNG into rows of raw pixel bytes."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        (length,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, bpp, rows
+
+
+def test_screenshot_shows_a_colourful_board(viewer: Viewer) -> None:
+    index = level_index(viewer.pack, lambda lv: len(lv.board.types()) >= 8)
+    lv = viewer.pack.levels[index]
+    viewer.select(index)
+    png = viewer.page.locator("#board-wrap").screenshot()
+    width, bpp, rows = png_pixels(png)
+    pixels = [row[i:i + 3] for row in rows for i in range(0, width * bpp, bpp)]
+    counts: dict[bytes, int] = {}
+    for p in pixels:
+        counts[p] = counts.get(p, 0) + 1
+    assert len(counts) > 30
+    assert max(counts.values()) < 0.6 * len(pixels)  # not near-uniform
+    # Each tile type's fill colour is actually on screen.
+    fills = {bytes.fromhex(palette.tile_colour(k)[1:]) for k in lv.board.types()}
+    assert fills <= set(counts), [f.hex() for f in fills - set(counts)]
+
+
+def test_a_bad_stored_solution_is_flagged_not_trusted(browser_context, pack_and_html, tmp_path: Path) -> None:
+    pack, _ = pack_and_html
+    lv = pack.levels[0]
+    bad = replace(lv, extra={**lv.extra, "solution": [lv.solution[0], lv.solution[0]]})
+    html = write_viewer(Pack("bad", [bad]), tmp_path / "bad.html")
+    page = browser_context.new_page()
+    try:
+        page.goto(html.as_uri())
+        page.wait_for_selector("html[data-ready='1']", state="attached")
+        assert "stored solution step 2 refused" in page.inner_text("#message")
+        assert page.evaluate("window.llk.state().solutionError")
+        page.click("#btn-hint")  # falls back to a plain legal move, with the warning
+        assert "may not keep the board solvable" in page.inner_text("#message")
+    finally:
+        page.close()
