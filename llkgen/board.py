@@ -90,11 +90,11 @@ class Board:
                     )
                 if v < WALL:
                     raise LevelFormatError(
-                        f"{where} row {r} col {c}: expected -1 (wall), 0 (empty) or a tile type >= 1, found {v}"
+                        f"{where} row {r} col {c}: expected -1 (wall), 0 (empty) or a tile type >= 1, found {_num(v)}"
                     )
                 if v > MAX_TYPE:
                     raise LevelFormatError(
-                        f"{where} row {r} col {c}: expected a tile type <= {MAX_TYPE}, found {v}"
+                        f"{where} row {r} col {c}: expected a tile type <= {MAX_TYPE}, found {_num(v)}"
                     )
                 cells.append(v)
         return cls.checked(rows, cols, cells, where)
@@ -132,11 +132,11 @@ class Board:
                     row.append(EMPTY)
                 elif tok == "#":
                     row.append(WALL)
-                elif tok.isdigit() and int(tok) >= 1:
+                elif tok.isascii() and tok.isdigit() and len(tok) <= len(str(MAX_TYPE)) and int(tok) >= 1:
                     row.append(int(tok))
                 else:
                     raise LevelFormatError(
-                        f"{where} line {lineno}: expected '.', '#' or a tile type >= 1, found {tok!r}"
+                        f"{where} line {lineno}: expected '.', '#' or a tile type from 1 to {MAX_TYPE}, found {tok[:20]!r}"
                     )
             grid.append(row)
         return cls.from_grid(grid, where)
@@ -196,13 +196,20 @@ class Board:
         return self.to_text()
 
 
+def _num(v: int) -> str:
+    """An int for a message; Python refuses to print ints of more than 4300 digits."""
+    return str(v) if abs(v) < 10**30 else "with more than 30 digits"
+
+
 def _kind(v: object) -> str:
     """Describe a JSON value for an error message."""
     if v is None:
         return "null"
     if isinstance(v, bool):
         return f"boolean {str(v).lower()}"
-    if isinstance(v, (int, float)):
+    if isinstance(v, int):
+        return f"number {_num(v)}"
+    if isinstance(v, float):
         return f"number {v!r}"
     if isinstance(v, str):
         return f"string {v[:40]!r}"

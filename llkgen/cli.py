@@ -171,6 +171,109 @@ def view(
     typer.echo(f"viewer written to {path}")
 
 
+def _level_line(lv) -> str:
+    m = lv.metrics
+    return (f"level {lv.index + 1:>3}  initial_moves {m['initial_moves']:>3}  "
+            f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
+            f"({lv.attempts} attempt{'s' if lv.attempts != 1 else ''})")
+
+
+@app.command()
+def make(
+    config: Path = typer.Option(..., "--config", help="The YAML spec, e.g. configs/easy.yaml."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Pack file to write (default: the spec's export.path)."),
+    count: Optional[int] = typer.Option(None, "--count", help="Number of levels (overrides the spec's count)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Pack seed (overrides the spec's seed)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
+) -> None:
+    """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
+
+    Every level is certified solvable by the verifier (its solution replayed by the referee).
+    The same spec and seed always give the same bytes. Exit 1 if the spec is invalid or a level
+    cannot be generated within generator.max_attempts (the message says why).
+
+    Example: llkgen make --config configs/easy.yaml --count 20 --out output/easy20.json
+    """
+    import os
+    import time
+
+    from llkgen.export import make_pack
+    from llkgen.spec import load_spec
+
+    spec = load_spec(config).with_overrides(count=count, seed=seed, out=out)
+    jobs = jobs or os.cpu_count() or 1
+    started = time.perf_counter()
+    with _progress(spec.count, f"making {spec.name}") as advance:
+        result = make_pack(spec, jobs=jobs, on_level=lambda lv: advance())
+    for lv in result.levels:
+        typer.echo(_level_line(lv))
+    took = time.perf_counter() - started
+    n = len(result.levels)
+    typer.echo(f"wrote {n} certified level{'s' if n != 1 else ''} to {result.path} "
+               f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with {min(jobs, n)} job{'s' if min(jobs, n) != 1 else ''})")
+
+
+class _progress:
+    """A rich progress bar on stderr when stderr is a terminal; otherwise nothing at all."""
+
+    def __init__(self, total: int, label: str):
+        self.total, self.label, self.bar = total, label, None
+
+    def __enter__(self):
+        if not sys.stderr.isatty():
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        self.bar.__enter__()
+        task = self.bar.add_task(self.label, total=self.total)
+        return lambda: self.bar.advance(task)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
+
+
+@app.command("verify")
+def verify_levels(
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
+) -> None:
+    """Re-certify every level from scratch (for CI) and replay stored solutions.
+
+    Prints one line per level and a summary. Exit 0 every level certified; 3 some level
+    unsolvable; 4 some level unknown (a budget ran out) and none unsolvable; 1 invalid input or
+    a stored solution that fails (1 wins over 3, and 3 over 4).
+
+    Example: llkgen verify levels/ output/easy.json --junit reports/llkgen.xml
+    """
+    import os
+
+    from llkgen.ci_verify import report_json, verify_paths, write_junit
+
+    def show(res) -> None:
+        if not as_json:
+            typer.echo(f"{res.status.upper() if res.status != 'ok' else 'ok':<10} {res.label}: {res.detail}")
+
+    report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show)
+    if junit is not None:
+        write_junit(report, junit)
+    if as_json:
+        typer.echo(report_json(report), nl=False)
+    else:
+        for p in report.problems:
+            tag = "INVALID" if p.status == "invalid" else "skipped"
+            typer.echo(f"{tag:<10} {p.file}: {p.detail}")
+        typer.echo(report.summary())
+    raise typer.Exit(report.exit_code)
+
+
 @app.command()
 def version() -> None:
     """Print llkgen's version."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llkgen.board import GRAVITIES, Board, Rules, _kind
+from llkgen.board import GRAVITIES, Board, Rules, _kind, _num
 from llkgen.errors import LevelFormatError
 
 LEVEL_FORMAT = "llkgen.level/1"
@@ -80,7 +81,7 @@ def level_from_json(obj: object, where: str = "level") -> Level:
     board = Board.from_grid(obj["grid"], f"{where}.grid")
     if (board.rows, board.cols) != (obj["rows"], obj["cols"]):
         raise LevelFormatError(
-            f"{where}: rows/cols say {obj['rows']}x{obj['cols']} but the grid is {board.rows}x{board.cols}"
+            f"{where}: rows/cols say {_num(obj['rows'])}x{_num(obj['cols'])} but the grid is {board.rows}x{board.cols}"
         )
     level_id = obj.get("id")
     if level_id is not None and not isinstance(level_id, str):
@@ -130,15 +131,17 @@ def read_json(path: str | os.PathLike) -> object:
     p = Path(path)
     try:
         size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise LevelFormatError(f"{p}: file too large: {size} bytes, the cap is {MAX_FILE_BYTES}")
-        data = p.read_bytes()
+        data = p.read_bytes() if size <= MAX_FILE_BYTES else None
     except FileNotFoundError:
         raise LevelFormatError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise LevelFormatError(f"{p}: is a directory, expected a JSON file") from None
     except OSError as e:
         raise LevelFormatError(f"{p}: cannot read: {e.strerror}") from None
+    except ValueError as e:  # e.g. an embedded NUL byte in the path
+        raise LevelFormatError(f"{path!r}: not a usable file name: {e}") from None
+    if data is None:
+        raise LevelFormatError(f"{p}: file too large: {size} bytes, the cap is {MAX_FILE_BYTES}")
     return parse_json(data, str(p))
 
 
@@ -148,15 +151,40 @@ def parse_json(data: bytes | str, source: str) -> object:
     except UnicodeDecodeError as e:
         raise LevelFormatError(f"{source}: not UTF-8 text (byte {e.start})") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise LevelFormatError(f"{source}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except _NonFinite as e:
+        raise LevelFormatError(f"{source}: bad JSON{_position(text, str(e))}: {e} is not valid JSON") from None
     except RecursionError:
         raise LevelFormatError(f"{source}: bad JSON: nested too deeply") from None
+    except ValueError as e:  # e.g. an integer beyond Python's digit limit
+        raise LevelFormatError(f"{source}: bad JSON: {e}") from None
+
+
+class _NonFinite(Exception):
+    pass
+
+
+def _position(text: str, token: str) -> str:
+    """' at line L column C' of the first bare ``token`` (json.loads does not report it)."""
+    m = re.search(r"(?<![\w\"])" + re.escape(token) + r"(?![\w\"])", text)
+    if m is None:
+        return ""
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f" at line {line} column {col}"
 
 
 def _reject_constant(name: str) -> object:
-    raise json.JSONDecodeError(f"{name} is not valid JSON", name, 0)
+    raise _NonFinite(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NonFinite(text[:40])
+    return value
 
 
 def _prefixed(source: str, fn, obj):

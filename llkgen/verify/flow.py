@@ -122,10 +122,12 @@ class FlowNetwork:
 # ------------------------------------------------------------ board analyses
 
 def _require_tile(board: Board, cell: Cell, name: str) -> Cell:
-    cell = tuple(cell)
-    if len(cell) != 2 or not board.in_bounds(cell) or board[cell] <= 0:
-        raise ValueError(f"{name}: expected a tile cell on the {board.rows}x{board.cols} board, found {cell!r}")
-    return cell
+    rc = tuple(cell) if isinstance(cell, (tuple, list)) else ()
+    if len(rc) != 2 or not all(type(x) is int for x in rc) or not board.in_bounds(rc) \
+            or board[rc] <= 0:
+        raise ValueError(f"{name}: expected a tile cell on the {board.rows}x{board.cols} "
+                         f"board, found {cell!r}")
+    return rc
 
 
 class _GridNetwork:
@@ -211,7 +213,8 @@ class Proof:
     def to_json(self) -> dict:
         return {"kind": self.kind, "type": self.type, "cells": [list(c) for c in self.cells],
                 "partners": [list(c) for c in self.partners], "reason": self.reason,
-                "facts": [[f, [list(c) for c in a], [list(c) for c in b]] for f, a, b in self.facts]}
+                "facts": [[f, [list(c) for c in a], [list(c) for c in b]]
+                          for f, a, b in self.facts]}
 
 
 class _Lines:
@@ -295,10 +298,10 @@ class _Order:
         """Tiles still on the board when x and p are removed together."""
         return self.group[x] | self.group[p] | self.after[x] | self.after[p]
 
-    # The callers only assert facts consistent with the ones known (y outside x's group and
-    # after-set; x and p allowed to pair), so neither update can create a cycle: any
-    # contradiction surfaces instead as a tile left without a possible partner.
     def before(self, y: int, x: int) -> None:
+        """Record that y's group goes strictly before x.  Callers pass y outside x's group
+        and after-set (and ``same_step`` pairs that ``may_pair``), so no fact ever closes a
+        cycle: a contradiction shows up instead as a tile with no viable partner."""
         gy, gain = self.group[y], self.group[x] | self.after[x]
         self.facts.append(("before", _cells(_bits(gy), self.cols), (divmod(x, self.cols),)))
         for z in self.after:
@@ -428,8 +431,8 @@ def _odd_component(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | N
                     comp.append(v)
         if len(comp) % 2:
             return Proof("odd-component", kind, _cells(comp, cols), (),
-                         f"these {len(comp)} tiles of type {kind} can only ever pair among "
-                         f"themselves, and they are an odd number")
+                         f"{len(comp)} tile(s) of type {kind} can only ever pair among "
+                         f"themselves: an odd number")
     return None
 
 
@@ -450,8 +453,8 @@ def _hall(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
     xs = [ids[v - 2] for v in side if 2 <= v < 2 + n]
     ns = [ids[v - 2 - n] for v in side if v >= 2 + n]
     return Proof("hall", kind, _cells(xs, cols), _cells(ns, cols),
-                 f"these {len(xs)} tiles of type {kind} can only ever pair with the "
-                 f"{len(ns)} partner tiles listed")
+                 f"{len(xs)} tiles of type {kind} can only ever pair with these "
+                 f"{len(ns)} tile(s)")
 
 
 def explain_locked(board: Board, rules: Rules, locked_cells) -> dict:
@@ -464,7 +467,8 @@ def explain_locked(board: Board, rules: Rules, locked_cells) -> dict:
     ``applicable`` is false.  Raises ``ValueError`` if a locked cell is not a tile.
     """
     if rules.gravity != "none":
-        return {"applicable": False, "reason": f"gravity {rules.gravity!r} moves tiles", "types": []}
+        return {"applicable": False, "reason": f"gravity {rules.gravity!r} moves tiles",
+                "types": [], "proof": None}
     locked = sorted({_require_tile(board, cell, "locked cell") for cell in locked_cells})
     grid = _GridNetwork(board, rules)
     by_type = board.types()

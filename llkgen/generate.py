@@ -1,0 +1,279 @@
+"""Level generators. Every level they return is certified solvable: the verifier said
+``solvable`` within the spec's node budget and its witness replays through the referee.
+
+Two strategies:
+
+* ``shuffle`` deals the tile multiset onto the layout's tile cells at random and keeps the
+  first deal that is certified and within the spec's difficulty targets.
+* ``constructive`` is solvable by construction: it plays random removable pairs forward from a
+  random deal, reshuffling the remaining tiles among the cells they occupy whenever no pair is
+  removable, and then writes each removed pair's type back into the two cells where those
+  tiles *started*. Why the removal order then replays on the rewritten board: which cells are
+  occupied after each move depends only on which cells were emptied (gravity moves tiles by
+  occupancy, never by type), and whether two cells link depends only on occupancy; so the same
+  cell moves are legal paths on both boards, and on the rewritten board the two tiles of move
+  ``k`` are exactly the two that carry move ``k``'s type. The claim is still checked: the order
+  must replay through :func:`llkgen.referee.replay`, and the board must then be certified by
+  the verifier like any other.
+
+Determinism: level ``i`` draws every random number from its own seed,
+:func:`level_seed` ``(pack seed, i)`` (numpy ``SeedSequence`` spawn key ``(i,)``), so adding
+levels leaves the earlier ones unchanged, and worker processes return identical levels in any
+order. All limits are counts -- attempts, reshuffles, verifier nodes -- never seconds.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from llkgen.board import EMPTY, WALL, Board, Rules
+from llkgen.errors import GenerationError
+from llkgen.metrics import clear_rate_within, initial_moves, verify_nodes
+from llkgen.playout import Playout
+from llkgen.referee import replay
+from llkgen.spec import Spec
+from llkgen.verify import SOLVABLE, UNKNOWN, Budget, Verdict, verify
+
+#: Consecutive reshuffles tried when the constructive generator is stuck before it gives up on
+#: that deal. Each reshuffle needs only one linkable pair of cells to receive equal types; on
+#: any board where some pair of cells can link this is rarely above a handful.
+MAX_RESHUFFLES = 64
+
+#: Exported seeds stay below 2**53 so that JavaScript game code reads them exactly.
+SEED_BITS = 53
+
+
+class InternalError(AssertionError):
+    """A generator's own guarantee failed (e.g. a constructive order the referee refused): a
+    bug in llkgen, never a problem with the spec."""
+
+
+def level_seed(pack_seed: int, index: int) -> int:
+    """The seed of level ``index`` (0-based) in a pack seeded ``pack_seed``: the first
+    ``SEED_BITS`` bits of ``SeedSequence(pack_seed, spawn_key=(index,))``, which is the
+    ``index``-th child that ``SeedSequence(pack_seed).spawn`` would produce."""
+    state = np.random.SeedSequence(pack_seed, spawn_key=(index,)).generate_state(1, np.uint64)
+    return int(state[0]) >> (64 - SEED_BITS)
+
+
+@dataclass(frozen=True)
+class GeneratedLevel:
+    """A certified level and how it was found. ``solution`` is the verifier's witness as
+    ``[[[r1, c1], [r2, c2]], ...]``, already accepted by the referee."""
+
+    index: int
+    seed: int
+    board: Board
+    rules: Rules
+    metrics: dict
+    certificate: dict
+    solution: list
+    attempts: int
+
+
+@dataclass
+class _Tally:
+    """Why candidate boards were rejected, for the give-up message."""
+
+    unsolvable: int = 0
+    unknown: int = 0
+    stuck: int = 0
+    outside: dict = field(default_factory=dict)  # metric -> count
+
+    def reject(self, metric: str) -> None:
+        self.outside[metric] = self.outside.get(metric, 0) + 1
+
+    def explain(self, spec: Spec) -> str:
+        n_out = sum(self.outside.values())
+        parts = [
+            f"{self.unsolvable} proved unsolvable",
+            f"{self.unknown} unknown (the verifier's {spec.verify.nodes}-node budget ran out)",
+        ]
+        if self.stuck:
+            parts.append(f"{self.stuck} could not be built (the remaining tiles could never link)")
+        out = f"{n_out} outside the difficulty range"
+        if n_out:
+            targets = spec.difficulty.targets()
+            out += " (" + ", ".join(
+                f"{m} not in {_fmt_range(targets[m])}: {n}" for m, n in self.outside.items()
+            ) + ")"
+        parts.append(out)
+        return ", ".join(parts)
+
+
+def _fmt_range(r) -> str:
+    return "[" + ", ".join("null" if v is None else f"{v:g}" for v in (r.low, r.high)) + "]"
+
+
+def _template(spec: Spec) -> tuple[list[int], list[int], list[int]]:
+    """``(base cells, tile cell indices, tile multiset)`` for ``spec``'s layout."""
+    rows, cols = spec.board.rows, spec.board.cols
+    tile_cells, walls = spec.layout_cells()
+    base = [EMPTY] * (rows * cols)
+    for r, c in walls:
+        base[r * cols + c] = WALL
+    return base, [r * cols + c for r, c in tile_cells], spec.tile_multiset()
+
+
+def deal(spec: Spec, rng: np.random.Generator) -> Board:
+    """The spec's tiles placed uniformly at random on the layout's tile cells."""
+    base, cells, tiles = _template(spec)
+    out = list(base)
+    for i, k in zip(cells, rng.permutation(len(tiles))):
+        out[i] = tiles[int(k)]
+    return Board(spec.board.rows, spec.board.cols, tuple(out))
+
+
+def construct(spec: Spec, rng: np.random.Generator) -> tuple[Board, list] | None:
+    """A board built by forward play (see the module docstring) and its removal order as
+    ``[((r1, c1), (r2, c2)), ...]``, or ``None`` when the random deal's occupancy left tiles
+    that no reshuffle could pair. The order is *claimed* to clear the board; callers replay it."""
+    start = deal(spec, rng)
+    rules = spec.rules
+    play = Playout(start, rules, track=True)
+    order: list = []
+    origins: list[tuple[int, int, int]] = []  # (start cell a, start cell b, type)
+    while play.left:
+        options = play.moves()
+        tries = 0
+        while not options:
+            if tries == MAX_RESHUFFLES or not play.any_cells_link():
+                return None
+            play.reshuffle(rng)
+            options = play.moves()
+            tries += 1
+        p, q = options[int(rng.integers(len(options)))]
+        origins.append((play.ident[p], play.ident[q], play.g[p]))
+        order.append(play.cells((p, q)))
+        play.remove(p, q)
+    base, _, _ = _template(spec)
+    cells = list(base)
+    for a, b, t in origins:
+        cells[a] = cells[b] = t
+    return Board(spec.board.rows, spec.board.cols, tuple(cells)), order
+
+
+def _certificate(verdict: Verdict, nodes: int) -> dict:
+    """What the verifier proved, without timings (they would make packs differ run to run)."""
+    stats = {k: v for k, v in verdict.stats.items() if not _is_timing(k)}
+    return {"verdict": verdict.status, "method": verdict.stats.get("stage", ""),
+            "budget": {"nodes": nodes}, "stats": stats}
+
+
+def _is_timing(key: str) -> bool:
+    return key.startswith("time") or key.endswith(("_ms", "_s", "_seconds"))
+
+
+def generate_level(spec: Spec, index: int) -> GeneratedLevel:
+    """Level ``index`` of the pack described by ``spec``: a function of ``(spec, index)`` only.
+
+    Raises :class:`GenerationError` (an :class:`LlkgenError`) after
+    ``spec.generator.max_attempts`` rejected candidates, saying why they were rejected."""
+    seed = level_seed(spec.seed, index)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    rules = spec.rules
+    targets = spec.difficulty.targets()
+    budget = Budget(nodes=spec.verify.nodes)
+    tally = _Tally()
+    for attempt in range(1, spec.generator.max_attempts + 1):
+        order = None
+        if spec.generator.strategy == "constructive":
+            built = construct(spec, rng)
+            if built is None:
+                tally.stuck += 1
+                continue
+            board, order = built
+        else:
+            board = deal(spec, rng)
+        # Cheap metrics filter first: a deal that misses them is rejected without paying for a
+        # verification (unsolvable proofs on big boards can take thousands of nodes).
+        metrics: dict = {"initial_moves": initial_moves(board, rules)}
+        if "initial_moves" in targets and not targets["initial_moves"].contains(metrics["initial_moves"]):
+            tally.reject("initial_moves")
+            continue
+        rate_range = targets.get("random_clear_rate")
+        rate = clear_rate_within(board, rules, spec.difficulty.playthroughs, seed,
+                                 rate_range.low if rate_range else None,
+                                 rate_range.high if rate_range else None)
+        if rate is None:
+            tally.reject("random_clear_rate")
+            continue
+        metrics["random_clear_rate"] = rate
+        if order is not None:
+            check = replay(board, rules, order)
+            if not (check.ok and check.cleared):
+                raise InternalError(
+                    f"level {index} (seed {seed}): the constructive order does not replay: {check.describe()}"
+                )
+        verdict = verify(board, rules, budget)
+        if verdict.status != SOLVABLE:
+            if order is not None and verdict.status != UNKNOWN:
+                raise InternalError(
+                    f"level {index} (seed {seed}): the verifier calls a constructed board unsolvable: {verdict.reason}"
+                )
+            if verdict.status == UNKNOWN:
+                tally.unknown += 1
+            else:
+                tally.unsolvable += 1
+            continue
+        metrics["verify_nodes"] = verify_nodes(verdict)
+        if "verify_nodes" in targets and not targets["verify_nodes"].contains(metrics["verify_nodes"]):
+            tally.reject("verify_nodes")
+            continue
+        return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, budget.nodes),
+                              verdict.solution, attempt)
+    raise GenerationError(
+        f"{spec.source}: level {index + 1} of {spec.count} (seed {seed}): no {spec.generator.strategy} "
+        f"board was accepted in {spec.generator.max_attempts} attempts: {tally.explain(spec)}. "
+        "Try widening the difficulty ranges, raising generator.max_attempts or verify.nodes"
+        + (", or strategy: constructive" if spec.generator.strategy == "shuffle" else "")
+    )
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+def generate_pack(spec: Spec, jobs: int | None = None,
+                  on_level: Callable[[GeneratedLevel], None] | None = None) -> list[GeneratedLevel]:
+    """All ``spec.count`` levels, in order. With ``jobs > 1`` levels are made in a process
+    pool; each level depends only on ``(spec, index)``, so the result is the same for every
+    ``jobs``. ``on_level`` is called as each level finishes (in completion order), e.g. to
+    advance a progress bar. The first :class:`GenerationError` cancels the rest and is raised."""
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
+    jobs = min(jobs, spec.count)
+    if jobs == 1:
+        levels = []
+        for i in range(spec.count):
+            levels.append(generate_level(spec, i))
+            if on_level is not None:
+                on_level(levels[-1])
+        return levels
+    results: list[GeneratedLevel | None] = [None] * spec.count
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending = {pool.submit(generate_level, spec, i) for i in range(spec.count)}
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                failed = [f for f in done if f.exception() is not None]
+                if failed:
+                    for f in pending:
+                        f.cancel()
+                    raise failed[0].exception()
+                for f in done:
+                    lv = f.result()
+                    results[lv.index] = lv
+                    if on_level is not None:
+                        on_level(lv)
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            raise
+    return results  # type: ignore[return-value]

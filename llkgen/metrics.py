@@ -1,0 +1,82 @@
+"""Difficulty metrics, computed for every generated level.
+
+* ``initial_moves``: the number of pairs removable on the starting board
+  (``len(removable_pairs(board, rules))``).
+* ``random_clear_rate``: the fraction of ``n`` random playthroughs that clear the board, each
+  choosing uniformly among the pairs removable at every step. Playthrough ``k`` draws from
+  ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(k,)))``, so the value is a pure
+  function of ``(board, rules, n, seed)`` -- the same on every machine and in every worker
+  process -- and raising ``n`` keeps the first playthroughs unchanged.
+* ``verify_nodes``: the search nodes the verifier spent (``verdict.stats["nodes"]``); a count,
+  not a time, so it is deterministic.
+
+Lower ``initial_moves`` and ``random_clear_rate`` and higher ``verify_nodes`` mean harder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from llkgen.board import Board, Rules
+from llkgen.playout import Playout, random_playthrough
+from llkgen.verify import Budget, Verdict, verify
+
+METRIC_NAMES = ("initial_moves", "random_clear_rate", "verify_nodes")
+
+
+def initial_moves(board: Board, rules: Rules) -> int:
+    """Pairs removable right now; equals ``len(removable_pairs(board, rules))``."""
+    return len(Playout(board, rules).links)
+
+
+def random_clear_rate(board: Board, rules: Rules, playthroughs: int = 32, seed: int = 0) -> float:
+    """Fraction of ``playthroughs`` seeded uniform-random playthroughs that clear the board."""
+    rate = clear_rate_within(board, rules, playthroughs, seed)
+    assert rate is not None
+    return rate
+
+
+def clear_rate_within(board: Board, rules: Rules, playthroughs: int = 32, seed: int = 0,
+                      low: float | None = None, high: float | None = None) -> float | None:
+    """:func:`random_clear_rate` if it lies in ``[low, high]`` (``None``: unbounded), else
+    ``None`` -- returned as soon as the playthroughs so far settle that the rate is outside,
+    which is what makes difficulty filtering cheap. Never returns an estimate: a number
+    returned is the exact rate over all ``playthroughs``."""
+    if type(playthroughs) is not int or playthroughs < 1:
+        raise ValueError(f"playthroughs: expected an integer >= 1, found {playthroughs!r}")
+    if board.tile_count == 0:
+        cleared, n = playthroughs, playthroughs
+    else:
+        template = Playout(board, rules)
+        cleared = 0
+        for k in range(playthroughs):
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+            cleared += random_playthrough(template, rules, rng, record=False)[0]
+            left = playthroughs - k - 1
+            if (high is not None and cleared / playthroughs > high) or (
+                low is not None and (cleared + left) / playthroughs < low
+            ):
+                return None
+        n = playthroughs
+    rate = cleared / n
+    if (low is not None and rate < low) or (high is not None and rate > high):
+        return None
+    return rate
+
+
+def verify_nodes(verdict: Verdict) -> int:
+    """The verifier's effort on a board: search nodes, a deterministic count."""
+    return int(verdict.stats.get("nodes", 0))
+
+
+def measure(board: Board, rules: Rules, *, seed: int, playthroughs: int = 32,
+            nodes: int = 200_000, verdict: Verdict | None = None) -> dict:
+    """All three metrics in :data:`METRIC_NAMES` order. Runs the verifier with a ``nodes``
+    budget unless ``verdict`` (already computed for this board) is given."""
+    if verdict is None:
+        verdict = verify(board, rules, Budget(nodes=nodes))
+    return {
+        "initial_moves": initial_moves(board, rules),
+        "random_clear_rate": random_clear_rate(board, rules, playthroughs, seed),
+        "verify_nodes": verify_nodes(verdict),
+    }

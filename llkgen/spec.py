@@ -1,0 +1,858 @@
+"""Generator specs: the YAML file a level designer writes, loaded into frozen dataclasses.
+
+Guarantee: :func:`load_spec` and :func:`parse_spec` return a fully validated :class:`Spec` or raise
+:class:`~llkgen.errors.SpecError`, whatever the input (any text, any bytes, any YAML document).
+Every message names the source, the line when known, the key path, and what was expected versus
+found, e.g. ``easy.yaml:5: unknown key "colls" at board.colls: did you mean "cols"?``.
+
+Only ``yaml.safe_load`` semantics are used (no Python object tags), with one tightening: a
+duplicate key inside one mapping is an error, since YAML would otherwise silently keep the last.
+
+A spec looks like this (see ``configs/*.yaml`` for commented examples)::
+
+    name: easy                      # required, [A-Za-z0-9_.-]+
+    seed: 1                         # int >= 0, default 0
+    count: 10                       # 1..10000, default 1
+    board: {rows: 6, cols: 8}       # optional layout: "#" tile cell, "." empty, "X" wall
+    rules: {border: true, gravity: none}
+    tiles: {types: 12, copies: 4}   # or  tiles: {distribution: {1: 4, 2: 2, ...}}
+    generator: {strategy: shuffle, max_attempts: 200}
+    difficulty: {initial_moves: [6, null], random_clear_rate: [0.5, 1.0], playthroughs: 32}
+    verify: {nodes: 200000}
+    export: {path: output/easy.json, solutions: true}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, NoReturn, Sequence
+
+import yaml
+
+from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Rules
+from llkgen.errors import SpecError
+
+__all__ = [
+    "BoardSpec",
+    "DifficultySpec",
+    "ExportSpec",
+    "GeneratorSpec",
+    "MetricRange",
+    "Spec",
+    "TilesSpec",
+    "VerifySpec",
+    "load_spec",
+    "parse_spec",
+    "spec_from_dict",
+    "LAYOUT_TILE",
+    "LAYOUT_EMPTY",
+    "LAYOUT_WALL",
+    "STRATEGIES",
+    "METRICS",
+]
+
+LAYOUT_TILE = "#"
+LAYOUT_EMPTY = "."
+LAYOUT_WALL = "X"
+STRATEGIES = ("shuffle", "constructive")
+#: Difficulty metrics a spec may constrain; the generator measures each one per level.
+METRICS = ("initial_moves", "random_clear_rate", "verify_nodes")
+
+MAX_COUNT = 10_000
+MAX_SEED = 2**63 - 1
+MAX_ATTEMPTS = 1_000_000
+MAX_PLAYTHROUGHS = 100_000
+MAX_VERIFY_NODES = 10**9
+#: A spec is a few dozen lines; refusing megabytes keeps the pure-Python YAML parser fast.
+MAX_SPEC_BYTES = 1 << 20
+_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+# --------------------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """Board shape. ``layout`` is ``None`` (every cell a tile cell) or ``rows`` strings of
+    ``cols`` characters from ``"#"`` (tile), ``"."`` (empty) and ``"X"`` (wall)."""
+
+    rows: int
+    cols: int
+    layout: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class TilesSpec:
+    """Which tiles fill the tile cells: ``distribution`` is ``((type_id, count), ...)`` sorted by
+    type id, every count even and >= 2."""
+
+    distribution: tuple[tuple[int, int], ...]
+
+    @property
+    def total(self) -> int:
+        return sum(count for _, count in self.distribution)
+
+    def uniform(self) -> tuple[int, int] | None:
+        """``(types, copies)`` when the distribution is types ``1..types`` with equal counts."""
+        ids = [t for t, _ in self.distribution]
+        counts = {c for _, c in self.distribution}
+        if ids == list(range(1, len(ids) + 1)) and len(counts) == 1:
+            return len(ids), self.distribution[0][1]
+        return None
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    strategy: str = "shuffle"
+    max_attempts: int = 200
+
+
+@dataclass(frozen=True)
+class MetricRange:
+    """Inclusive ``[low, high]``; ``None`` means unbounded on that side."""
+
+    low: float | None = None
+    high: float | None = None
+
+    def contains(self, value: float) -> bool:
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def to_list(self) -> list:
+        return [self.low, self.high]
+
+
+@dataclass(frozen=True)
+class DifficultySpec:
+    """Target ranges on the per-level metrics (``None``: unconstrained) and the number of random
+    playthroughs used to estimate ``random_clear_rate``."""
+
+    initial_moves: MetricRange | None = None
+    random_clear_rate: MetricRange | None = None
+    verify_nodes: MetricRange | None = None
+    playthroughs: int = 32
+
+    def targets(self) -> dict[str, MetricRange]:
+        """The constrained metrics, in :data:`METRICS` order."""
+        return {m: r for m in METRICS if (r := getattr(self, m)) is not None}
+
+    def accepts(self, metrics: Mapping[str, float]) -> bool:
+        """True when every constrained metric is in range. ``metrics`` must hold each one."""
+        return all(r.contains(metrics[m]) for m, r in self.targets().items())
+
+
+@dataclass(frozen=True)
+class VerifySpec:
+    """Per-level verifier budget in search nodes: a deterministic limit, never seconds, so the
+    same spec and seed always give the same pack."""
+
+    nodes: int = 200_000
+
+
+@dataclass(frozen=True)
+class ExportSpec:
+    path: str
+    solutions: bool = True
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated generator spec. Invariant: ``len(tile_multiset()) == len(layout_cells()[0])``."""
+
+    name: str
+    board: BoardSpec
+    tiles: TilesSpec
+    export: ExportSpec
+    seed: int = 0
+    count: int = 1
+    rules: Rules = field(default_factory=Rules)
+    generator: GeneratorSpec = field(default_factory=GeneratorSpec)
+    difficulty: DifficultySpec = field(default_factory=DifficultySpec)
+    verify: VerifySpec = field(default_factory=VerifySpec)
+    #: Where the spec came from, for messages; not part of the spec's value.
+    source: str = field(default="<string>", compare=False)
+
+    def layout_cells(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """``(tile_cells, walls)``, each row-major."""
+        rows, cols, layout = self.board.rows, self.board.cols, self.board.layout
+        if layout is None:
+            return [(r, c) for r in range(rows) for c in range(cols)], []
+        tiles = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_TILE]
+        walls = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_WALL]
+        return tiles, walls
+
+    def tile_multiset(self) -> list[int]:
+        """Sorted type ids, each repeated as often as it occurs on a board."""
+        return [t for t, count in self.tiles.distribution for _ in range(count)]
+
+    def with_overrides(
+        self,
+        count: int | None = None,
+        seed: int | None = None,
+        out: str | os.PathLike | None = None,
+    ) -> Spec:
+        """A copy with CLI overrides applied (``None`` keeps the spec's value); validated with the
+        same ranges as the file, raising :class:`SpecError` naming the option."""
+        spec = self
+        if count is not None:
+            if not _is_int(count) or not 1 <= count <= MAX_COUNT:
+                raise SpecError(
+                    f"--count: expected an integer in 1..{MAX_COUNT}, found {_describe(count)}"
+                )
+            spec = dataclasses.replace(spec, count=count)
+        if seed is not None:
+            if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+                raise SpecError(
+                    f"--seed: expected an integer in 0..{MAX_SEED}, found {_describe(seed)}"
+                )
+            spec = dataclasses.replace(spec, seed=seed)
+        if out is not None:
+            path = os.fspath(out)
+            if not isinstance(path, str) or not path or "\0" in path:
+                raise SpecError(f"--out: expected a non-empty file path, found {_describe(path)}")
+            spec = dataclasses.replace(spec, export=dataclasses.replace(spec.export, path=path))
+        return spec
+
+    def to_dict(self) -> dict[str, Any]:
+        """The normalised spec (all defaults filled in) as plain YAML/JSON data.
+        ``spec_from_dict(spec.to_dict()) == spec``, also after a JSON round trip."""
+        board: dict[str, Any] = {"rows": self.board.rows, "cols": self.board.cols}
+        if self.board.layout is not None:
+            board["layout"] = "\n".join(self.board.layout) + "\n"
+        uniform = self.tiles.uniform()
+        if uniform is not None:
+            tiles: dict[str, Any] = {"types": uniform[0], "copies": uniform[1]}
+        else:
+            tiles = {"distribution": {t: c for t, c in self.tiles.distribution}}
+        difficulty: dict[str, Any] = {m: r.to_list() for m, r in self.difficulty.targets().items()}
+        difficulty["playthroughs"] = self.difficulty.playthroughs
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "count": self.count,
+            "board": board,
+            "rules": self.rules.to_json(),
+            "tiles": tiles,
+            "generator": dataclasses.asdict(self.generator),
+            "difficulty": difficulty,
+            "verify": dataclasses.asdict(self.verify),
+            "export": dataclasses.asdict(self.export),
+        }
+
+
+# --------------------------------------------------------------------------- YAML loading
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+#: A key path such as ("difficulty", "initial_moves", _ListIndex(0)).
+KeyPath = tuple
+
+
+class _ListIndex(int):
+    """A list index inside a key path: formats as ``[i]``, while a mapping key ``3`` formats as
+    ``.3``. Hashes and compares as the int."""
+
+
+class _Index:
+    """Where each key path sits in the source, so messages can cite line numbers."""
+
+    def __init__(self) -> None:
+        self.key_nodes: dict[KeyPath, yaml.Node] = {}
+        self.value_nodes: dict[KeyPath, yaml.Node] = {}
+        self.path_of: dict[int, KeyPath] = {}
+
+    def line(self, path: KeyPath) -> int | None:
+        node = self.key_nodes.get(path) or self.value_nodes.get(path)
+        return None if node is None else node.start_mark.line + 1
+
+
+#: A spec nests at most four levels (tiles.distribution.<id>, difficulty.<metric>[i]). The cap
+#: matters: PyYAML's scanner is quadratic in the depth of "[" / "{" nesting, and its composer is
+#: recursive, so without it "[" * 100000 costs seconds before failing with RecursionError.
+_MAX_DEPTH = 32
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects a key repeated within one mapping and nesting deeper
+    than :data:`_MAX_DEPTH`."""
+
+    key_index: _Index  # (PyYAML already uses "index" for the reader position)
+    _depth = 0
+
+    def fetch_flow_collection_start(self, TokenClass):
+        if self.flow_level >= _MAX_DEPTH:
+            raise yaml.scanner.ScannerError(
+                None, None, f"nested more than {_MAX_DEPTH} levels deep", self.get_mark()
+            )
+        super().fetch_flow_collection_start(TokenClass)
+
+    def compose_node(self, parent, index):
+        if self._depth >= _MAX_DEPTH:
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"nested more than {_MAX_DEPTH} levels deep",
+                self.peek_event().start_mark,
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, yaml.Node] = {}
+            for key_node, _ in node.value:
+                # Keys brought in by "<<" merges may legitimately be overridden, so only the
+                # keys written in this mapping are compared.
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                    continue
+                key = self.construct_object(key_node)
+                if not _hashable(key):
+                    continue  # the base class reports it
+                first = seen.get(key)
+                if first is not None:
+                    path = self.key_index.path_of.get(id(node), ()) + (key,)
+                    raise _DuplicateKey(path, key_node, first)
+                seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)
+
+
+def _guarded(tag: str):
+    """Wrap PyYAML's constructor for a scalar ``tag``. Those constructors assume text their
+    resolver matched, but an explicit tag skips the resolver: ``!!int ""`` raises IndexError,
+    ``!!bool ""`` KeyError, ``!!timestamp x`` AttributeError. Each becomes a ConstructorError
+    at the node, so it is reported like any other YAML error."""
+    base = yaml.SafeLoader.yaml_constructors[tag]
+
+    def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+        try:
+            return base(loader, node)
+        except yaml.YAMLError:
+            raise
+        except Exception as e:
+            detail = f": {e}" if isinstance(e, ValueError) else ""
+            value = node.value if isinstance(node.value, str) else ""
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"cannot read {_q(value)} as {tag.rsplit(':', 1)[-1]}{detail}",
+                node.start_mark,
+            ) from None
+
+    return construct
+
+
+for _tag in ("null", "bool", "int", "float", "binary", "timestamp", "str"):
+    _StrictLoader.add_constructor(
+        f"tag:yaml.org,2002:{_tag}", _guarded(f"tag:yaml.org,2002:{_tag}")
+    )
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, path: KeyPath, node: yaml.Node, first: yaml.Node) -> None:
+        super().__init__(path)
+        self.path, self.node, self.first = path, node, first
+
+
+def _index_nodes(loader: _StrictLoader, root: yaml.Node) -> _Index:
+    """Record the path of every node. Iterative and visits each node once, so deep nesting,
+    aliases and recursive documents cost linear time."""
+    index = _Index()
+    stack: list[tuple[yaml.Node, KeyPath]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in index.path_of:
+            continue
+        index.path_of[id(node)] = path
+        index.value_nodes.setdefault(path, node)
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, path + (_ListIndex(i),)) for i, child in enumerate(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            merged: list[yaml.Node] = []
+            for key_node, value_node in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    merged.append(value_node)
+                elif isinstance(key_node, yaml.ScalarNode):
+                    # A tagged scalar can still build an unhashable key ("!!seq x: 1"); the
+                    # constructor reports it, the index just skips it.
+                    key = loader.construct_object(key_node)
+                    if _hashable(key):
+                        index.key_nodes.setdefault(path + (key,), key_node)
+                        stack.append((value_node, path + (key,)))
+            # Keys brought in by "<<" cite the line where they are written (in the anchored
+            # mapping); explicit keys, recorded above, win as they do in the data.
+            for source in merged:
+                for m in source.value if isinstance(source, yaml.SequenceNode) else [source]:
+                    if isinstance(m, yaml.MappingNode):
+                        for key_node, _ in m.value:
+                            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:
+                                key = loader.construct_object(key_node)
+                                if _hashable(key):
+                                    index.key_nodes.setdefault(path + (key,), key_node)
+    return index
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _load_yaml(text: str, source: str) -> tuple[Any, _Index]:
+    try:
+        # The reader rejects non-printable characters already in the constructor.
+        loader = _StrictLoader(text)
+    except yaml.reader.ReaderError as e:
+        line = text.count("\n", 0, e.position) + 1
+        raise SpecError(
+            f"{source}:{line}: invalid YAML: {e.reason} (character U+{e.character:04X})"
+        ) from None
+    try:
+        loader.key_index = _Index()
+        root = loader.get_single_node()
+        if root is None:
+            return None, loader.key_index
+        loader.key_index = _index_nodes(loader, root)
+        return loader.construct_document(root), loader.key_index
+    except _DuplicateKey as e:
+        raise SpecError(
+            f"{source}:{e.node.start_mark.line + 1}: duplicate key {_q(e.path[-1])} at "
+            f"{_fmt_path(e.path)} (first written on line {e.first.start_mark.line + 1})"
+        ) from None
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+        problem = e.problem or e.context or "unreadable document"
+        if e.problem and e.context:
+            problem += f" ({e.context})"
+        raise SpecError(f"{where}: invalid YAML: {problem}") from None
+    except yaml.YAMLError as e:
+        raise SpecError(f"{source}: invalid YAML: {e}") from None
+    except RecursionError:  # a safety net: _MAX_DEPTH should stop nesting long before
+        raise SpecError(f"{source}: invalid YAML: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+_MISSING = object()
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _q(v: Any) -> str:
+    """Quote a key or string for a message: ``"cols"``; non-strings as found."""
+    if isinstance(v, str):
+        s = v if len(v) <= 40 else v[:40] + "..."
+        return json.dumps(s, ensure_ascii=False)
+    return _describe(v)
+
+
+def _describe(v: Any) -> str:
+    """A short, bounded description of a found value. Never reprs containers: an aliased YAML
+    document can be exponentially large when printed."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v) if abs(v) < 10**30 else "a very large integer"
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        return _q(v)
+    if isinstance(v, dict):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    return f"a {type(v).__name__}"
+
+
+def _fmt_path(path: KeyPath) -> str:
+    """``board.layout``, ``difficulty.initial_moves[0]``, ``tiles.distribution.3``."""
+    out = ""
+    for part in path:
+        if isinstance(part, _ListIndex):
+            out += f"[{int(part)}]"
+            continue
+        seg = part if isinstance(part, str) and re.fullmatch(r"[\w.-]+", part) else _q(part)
+        out += f".{seg}" if out else seg
+    return out or "top level"
+
+
+class _Checker:
+    def __init__(self, source: str, index: _Index) -> None:
+        self.source = source
+        self.index = index
+
+    def _where(self, path: KeyPath) -> str:
+        # The nearest recorded ancestor gives the line; the whole document has none worth citing.
+        p = path
+        while p:
+            line = self.index.line(p)
+            if line is not None:
+                return f"{self.source}:{line}"
+            p = p[:-1]
+        return self.source
+
+    def fail(self, path: KeyPath, message: str) -> NoReturn:
+        raise SpecError(f"{self._where(path)}: {_fmt_path(path)}: {message}")
+
+    def fail_at(self, path: KeyPath, message: str) -> NoReturn:
+        """Like :meth:`fail` without repeating the path (the message already cites it)."""
+        raise SpecError(f"{self._where(path)}: {message}")
+
+    def expected(self, path: KeyPath, what: str, found: Any) -> NoReturn:
+        hint = ""
+        if isinstance(found, bool) and ("one of" in what or "string" in what or "name" in what):
+            hint = " (YAML reads yes/no/on/off as booleans: quote the value)"
+        self.fail(path, f"expected {what}, found {_describe(found)}{hint}")
+
+    def section(
+        self,
+        value: Any,
+        path: KeyPath,
+        keys: Sequence[str],
+        required: Sequence[str] = (),
+    ) -> dict:
+        """Check a mapping: no unknown keys (with a did-you-mean), all required keys present.
+        A null optional section means 'all defaults'."""
+        if value is None and not required:
+            return {}
+        if not isinstance(value, dict):
+            self.expected(path, f"a mapping with keys {', '.join(keys)}", value)
+        for key in value:
+            if key not in keys:
+                child = path + (key,)
+                close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
+                advice = (
+                    f"did you mean {_q(close[0])}?"
+                    if close
+                    else "expected one of " + ", ".join(map(_q, keys))
+                )
+                self.fail_at(child, f"unknown key {_q(key)} at {_fmt_path(child)}: {advice}")
+        for key in required:
+            if key not in value:
+                where = _fmt_path(path) if path else "the top level"
+                self.fail_at(path, f"missing required key {_q(key)} in {where}")
+        return value
+
+    def integer(
+        self, m: dict, path: KeyPath, key: str, lo: int, hi: int | None, default: Any = _MISSING
+    ) -> int:
+        v = m.get(key, default)
+        what = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
+        if not _is_int(v) or v < lo or (hi is not None and v > hi):
+            self.expected(path + (key,), what, v)
+        return v
+
+    def boolean(self, m: dict, path: KeyPath, key: str, default: bool) -> bool:
+        v = m.get(key, default)
+        if not isinstance(v, bool):
+            self.expected(path + (key,), "true or false", v)
+        return v
+
+    def choice(self, m: dict, path: KeyPath, key: str, options: Sequence[str], default: str) -> str:
+        v = m.get(key, default)
+        if not isinstance(v, str) or v not in options:
+            what = "one of " + ", ".join(options)
+            if isinstance(v, str):
+                close = difflib.get_close_matches(v, options, n=1, cutoff=0.6)
+                if close:
+                    self.fail(
+                        path + (key,),
+                        f"expected {what}, found {_q(v)}: did you mean {_q(close[0])}?",
+                    )
+            self.expected(path + (key,), what, v)
+        return v
+
+
+# --------------------------------------------------------------------------- the schema
+
+_TOP_KEYS = (
+    "name",
+    "seed",
+    "count",
+    "board",
+    "rules",
+    "tiles",
+    "generator",
+    "difficulty",
+    "verify",
+    "export",
+)
+
+
+def _check_board(ck: _Checker, value: Any) -> BoardSpec:
+    path = ("board",)
+    m = ck.section(value, path, ("rows", "cols", "layout"), required=("rows", "cols"))
+    rows = ck.integer(m, path, "rows", 1, MAX_SIDE)
+    cols = ck.integer(m, path, "cols", 1, MAX_SIDE)
+    raw = m.get("layout")
+    if raw is None:
+        return BoardSpec(rows, cols, None)
+    lpath = path + ("layout",)
+    if not isinstance(raw, str):
+        ck.expected(
+            lpath, f'a multi-line string of {rows} lines x {cols} characters ("#", ".", "X")', raw
+        )
+    lines = raw.split("\n")
+    # A "|" block ends with a newline; trailing blank lines are never meant as board rows.
+    while lines and not lines[-1].strip():
+        lines.pop()
+    lines = [line.rstrip() for line in lines]
+    node = ck.index.value_nodes.get(lpath)
+    # In a "|" block, row r is on the line after the indicator plus r; other styles get no
+    # per-row line numbers.
+    first_line = (
+        node.start_mark.line + 2
+        if node is not None and getattr(node, "style", None) == "|"
+        else None
+    )
+
+    def where(r: int) -> str:
+        return f"{ck.source}:{first_line + r}" if first_line is not None else ck._where(lpath)
+
+    if len(lines) != rows:
+        hint = (
+            ' (write the layout as a "|" block so its line breaks are kept)'
+            if len(lines) == 1
+            else ""
+        )
+        ck.fail(lpath, f"expected {rows} lines (board.rows), found {len(lines)}{hint}")
+    for r, line in enumerate(lines):
+        if len(line) != cols:
+            raise SpecError(
+                f"{where(r)}: board.layout row {r}: expected {cols} characters (board.cols), "
+                f"found {len(line)} in {_q(line)}"
+            )
+        for c, ch in enumerate(line):
+            if ch not in (LAYOUT_TILE, LAYOUT_EMPTY, LAYOUT_WALL):
+                raise SpecError(
+                    f'{where(r)}: board.layout row {r}, col {c} (0-based): expected "#" (tile cell), '
+                    f'"." (empty) or "X" (wall), found {_q(ch)}'
+                )
+    return BoardSpec(rows, cols, tuple(lines))
+
+
+def _check_rules(ck: _Checker, value: Any) -> Rules:
+    path = ("rules",)
+    m = ck.section(value, path, ("border", "gravity"))
+    return Rules(
+        border=ck.boolean(m, path, "border", True),
+        gravity=ck.choice(m, path, "gravity", GRAVITIES, "none"),
+    )
+
+
+def _check_tiles(ck: _Checker, value: Any, tile_cells: int, cells_desc: str) -> TilesSpec:
+    path = ("tiles",)
+    if value is None:
+        ck.expected(path, 'a mapping with "types" (and optional "copies") or "distribution"', value)
+    m = ck.section(value, path, ("types", "copies", "distribution"))
+    if "distribution" in m:
+        if "types" in m or "copies" in m:
+            ck.fail(
+                path,
+                'expected either "types" (with optional "copies") or "distribution", found both',
+            )
+        dpath = path + ("distribution",)
+        raw = m["distribution"]
+        if not isinstance(raw, dict) or not raw:
+            ck.expected(
+                dpath, "a non-empty mapping of type id to even count, e.g. {1: 4, 2: 2}", raw
+            )
+        by_type: dict[int, int] = {}
+        for key, count in raw.items():
+            kpath = dpath + (key,)
+            # Decimal strings are accepted so that a spec embedded in JSON (where keys become
+            # strings) loads back unchanged.
+            tid = (
+                int(key) if isinstance(key, str) and re.fullmatch(r"[1-9][0-9]{0,5}", key) else key
+            )
+            if not _is_int(tid) or not 1 <= tid <= MAX_TYPE:
+                ck.fail_at(
+                    kpath,
+                    f"{_fmt_path(dpath)}: expected type ids in 1..{MAX_TYPE}, found key {_describe(key)}",
+                )
+            if tid in by_type:
+                ck.fail(kpath, f"type {tid} is listed twice")
+            if not _is_int(count) or count < 2 or count % 2 or count > MAX_SIDE * MAX_SIDE:
+                ck.expected(
+                    kpath,
+                    f"an even count in 2..{MAX_SIDE * MAX_SIDE} (tiles are removed in pairs)",
+                    count,
+                )
+            by_type[tid] = count
+        tiles = TilesSpec(tuple(sorted(by_type.items())))
+        summary = f"{len(by_type)} types in tiles.distribution"
+    else:
+        if "types" not in m:
+            ck.fail_at(
+                path,
+                'tiles: expected "types" (with optional "copies") or "distribution", found neither',
+            )
+        types = ck.integer(m, path, "types", 1, MAX_SIDE * MAX_SIDE // 2)
+        copies = m.get("copies", 4)
+        if not _is_int(copies) or copies < 2 or copies % 2 or copies > MAX_SIDE * MAX_SIDE:
+            ck.expected(
+                path + ("copies",),
+                f"an even integer in 2..{MAX_SIDE * MAX_SIDE} (tiles are removed in pairs)",
+                copies,
+            )
+        tiles = TilesSpec(tuple((t, copies) for t in range(1, types + 1)))
+        summary = f"{types} types x {copies} copies"
+    if tiles.total != tile_cells:
+        ck.fail(
+            path,
+            f"expected {tile_cells} tiles to fill {cells_desc}, found {tiles.total} ({summary})",
+        )
+    return tiles
+
+
+def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRange | None:
+    raw = m.get(metric)
+    if raw is None:
+        return None
+    mpath = path + (metric,)
+    is_rate = metric == "random_clear_rate"
+    what = "a number in 0..1" if is_rate else "an integer >= 0"
+    if not isinstance(raw, list) or len(raw) != 2:
+        ck.expected(mpath, f"[min, max] where each is {what} or null", raw)
+    bounds = []
+    for i, v in enumerate(raw):
+        if is_rate:
+            ok = v is None or (_is_number(v) and 0 <= v <= 1)
+        else:
+            ok = v is None or (_is_int(v) and v >= 0)
+        if not ok:
+            ck.expected(mpath + (_ListIndex(i),), f"{what} or null", v)
+        bounds.append(float(v) if is_rate and v is not None else v)
+    low, high = bounds
+    if low is not None and high is not None and low > high:
+        ck.fail(mpath, f"expected min <= max, found [{_describe(raw[0])}, {_describe(raw[1])}]")
+    return MetricRange(low, high)
+
+
+def _check_difficulty(ck: _Checker, value: Any) -> DifficultySpec:
+    path = ("difficulty",)
+    m = ck.section(value, path, METRICS + ("playthroughs",))
+    ranges = {metric: _check_range(ck, m, path, metric) for metric in METRICS}
+    playthroughs = ck.integer(m, path, "playthroughs", 1, MAX_PLAYTHROUGHS, default=32)
+    return DifficultySpec(**ranges, playthroughs=playthroughs)
+
+
+def _check_export(ck: _Checker, value: Any, name: str) -> ExportSpec:
+    path = ("export",)
+    m = ck.section(value, path, ("path", "solutions"))
+    out = m.get("path", f"output/{name}.json")
+    if not isinstance(out, str) or not out.strip() or "\0" in out:
+        ck.expected(path + ("path",), "a non-empty file path", out)
+    return ExportSpec(path=out, solutions=ck.boolean(m, path, "solutions", True))
+
+
+def spec_from_dict(data: Any, source: str = "<dict>", *, _index: _Index | None = None) -> Spec:
+    """Validate already-parsed data (e.g. :meth:`Spec.to_dict` output, or JSON) into a Spec."""
+    ck = _Checker(source, _index or _Index())
+    if data is None:
+        raise SpecError(
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...), found an empty document"
+        )
+    if not isinstance(data, dict):
+        raise SpecError(
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, found {_describe(data)}"
+        )
+    m = ck.section(data, (), _TOP_KEYS, required=("name", "board", "tiles"))
+    name = m["name"]
+    if (
+        not isinstance(name, str)
+        or not _NAME_RE.fullmatch(name)
+        or name in (".", "..")
+        or len(name) > 100
+    ):
+        ck.expected(
+            ("name",), "a file-name-safe name of 1..100 characters from A-Z a-z 0-9 _ . -", name
+        )
+    seed = ck.integer(m, (), "seed", 0, MAX_SEED, default=0)
+    count = ck.integer(m, (), "count", 1, MAX_COUNT, default=1)
+    board = _check_board(ck, m["board"])
+    rules = _check_rules(ck, m.get("rules"))
+    if board.layout is None:
+        tile_cells = board.rows * board.cols
+        cells_desc = f"the {board.rows}x{board.cols} board"
+    else:
+        tile_cells = sum(line.count(LAYOUT_TILE) for line in board.layout)
+        cells_desc = f'the {tile_cells} "#" cells of board.layout'
+    tiles = _check_tiles(ck, m["tiles"], tile_cells, cells_desc)
+    gm = ck.section(m.get("generator"), ("generator",), ("strategy", "max_attempts"))
+    generator = GeneratorSpec(
+        strategy=ck.choice(gm, ("generator",), "strategy", STRATEGIES, "shuffle"),
+        max_attempts=ck.integer(gm, ("generator",), "max_attempts", 1, MAX_ATTEMPTS, default=200),
+    )
+    difficulty = _check_difficulty(ck, m.get("difficulty"))
+    vm = ck.section(m.get("verify"), ("verify",), ("nodes",))
+    verify = VerifySpec(
+        nodes=ck.integer(vm, ("verify",), "nodes", 1, MAX_VERIFY_NODES, default=200_000)
+    )
+    export = _check_export(ck, m.get("export"), name)
+    return Spec(
+        name=name,
+        board=board,
+        tiles=tiles,
+        export=export,
+        seed=seed,
+        count=count,
+        rules=rules,
+        generator=generator,
+        difficulty=difficulty,
+        verify=verify,
+        source=source,
+    )
+
+
+def parse_spec(text: str | bytes, source: str = "<string>") -> Spec:
+    """Parse and validate spec YAML. Raises only :class:`SpecError`, whose message starts with
+    ``source``. Bytes must be UTF-8 (a BOM is allowed)."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > MAX_SPEC_BYTES:
+            raise SpecError(
+                f"{source}: expected a spec of at most {MAX_SPEC_BYTES} bytes, found {len(text)}"
+            )
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise SpecError(
+                f"{source}: expected UTF-8 text, found byte 0x{text[e.start]:02x} at offset {e.start}"
+            ) from None
+    if not isinstance(text, str):
+        raise SpecError(f"{source}: expected YAML text, found {_describe(text)}")
+    if len(text) > MAX_SPEC_BYTES:
+        raise SpecError(
+            f"{source}: expected a spec of at most {MAX_SPEC_BYTES} characters, found {len(text)}"
+        )
+    data, index = _load_yaml(text, source)
+    return spec_from_dict(data, source, _index=index)
+
+
+def load_spec(path: str | os.PathLike) -> Spec:
+    """Read and validate a spec file. The file name as given is the ``source`` in messages."""
+    source = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SPEC_BYTES + 1)
+    except OSError as e:
+        raise SpecError(f"{source}: cannot read spec: {e.strerror or e}") from None
+    return parse_spec(data, source=str(source))

@@ -1,0 +1,349 @@
+"""A CP-SAT model of the elimination order (``gravity: none`` only).
+
+CP-SAT handles only ``gravity: none``: with gravity tiles move, the cells a path crosses are no
+longer fixed, and nothing below holds. :func:`solve_cpsat` raises ``ValueError`` under gravity;
+the portfolio skips this engine there.
+
+The model
+---------
+*Pairs.* For every two tiles ``i < j`` of one type we enumerate the *shapes* joining them: every
+polyline of at most three straight segments, i.e. horizontal-vertical-horizontal through any
+column and vertical-horizontal-vertical through any row of the padded board (straight and
+one-turn lines are the degenerate cases), whose interior avoids walls (and the ring when
+``border`` is off). A shape is summed up by the set of *tile* cells its interior crosses;
+initially empty cells stay empty forever without gravity, so only those tiles matter. Of these
+sets we keep the inclusion-minimal ones (a shape whose tiles are a superset of another's is
+never needed). A pair with no shape can never link and gets no variable.
+
+*Variables.* ``x[P]`` (pair ``P`` is removed together), ``s[P,k]`` (pair ``P`` uses its
+``k``-th shape), ``t[i]`` in ``[0, n/2 - 1]`` (the step at which tile ``i`` goes) and, per pair
+``P`` and tile ``y`` on some but not every shape of ``P``, ``b[y,P]`` ("y goes before P").
+
+*Constraints.*
+
+1. every tile has exactly one partner: ``sum x[P] over P containing i == 1``;
+2. a chosen pair picks exactly one shape: ``sum_k s[P,k] == x[P]``;
+3. partners go together: ``x[P] => t[i] == t[j]``;
+4. precedence: ``s[P,k] => b[y,P]`` for ``y`` in shape ``k``, and ``b[y,P] => t[y] < t[i]``;
+   a tile on *every* shape of ``P`` (the mandatory set) gets ``x[P] => t[y] < t[i]`` directly, a
+   redundant cut that propagates before any shape is chosen;
+5. two-cycle cut: if a tile of ``Q`` is mandatory for ``P`` and a tile of ``P`` is mandatory
+   for ``Q``, then ``not x[P] or not x[Q]`` (implied by 4, but learnt only slowly through the
+   time bounds);
+6. symmetry breaking: a pair with a shape crossing no tile (then that is its only minimal
+   shape) goes at step 0: ``x[P] => t[i] == 0``.
+
+Decoding sorts the chosen pairs by ``t`` (ties broken by the cells, row-major); ties never
+matter, because precedence between pairs is always strict.
+
+Why ``INFEASIBLE`` proves the board unsolvable (the model is exact, not a relaxation)
+-------------------------------------------------------------------------------------
+Take any real clearing sequence ``m_0, ..., m_{K-1}``. Set ``x[P] = 1`` for its pairs and
+``t = `` the index of the move removing each tile. Move ``m_k`` was legal, so some polyline of
+at most two turns joined its tiles with every interior cell empty at that moment: no wall, no
+ring cell when ``border`` is off, and every tile cell it crosses removed by an earlier move,
+i.e. at a step ``< k``. That polyline is one of the enumerated shapes (the enumeration covers
+every column and row for the middle segment, so every polyline of at most three segments), and
+some kept minimal shape has a subset of its tiles; choose it and set ``b[y,P] = 1`` exactly for
+its tiles. Constraints 1-4 hold. For 6, move every pair whose chosen shape crosses no tile to
+step 0: no constraint asks anything of such a pair's own predecessors, and lowering its time
+only helps the constraints in which its tiles precede others; with times ``t`` already
+consistent this gives another assignment satisfying 1-4 and 6. Constraint 5 is implied by 4.
+So every solvable board has a feasible model, and INFEASIBLE means no clearing sequence
+exists.
+
+Conversely (why a FEASIBLE answer is a real solution): sorting by ``t``, each pair's chosen
+shape crosses only tiles with a smaller ``t``, all already removed (each tile exactly once, by
+1), the pair's own tiles are still present, and the other interior cells are empty from the
+start and not walls; so the shape is a legal path at that moment and ``replay`` accepts the
+order. The callers replay it anyway (:func:`llkgen.verify.verify`, the tests).
+
+Determinism
+-----------
+One worker, a fixed ``random_seed`` and a deterministic-time limit make a run reproducible on
+any machine. A wall-clock limit (``max_time``) is only set when the caller asks for seconds,
+and then the verdict can depend on machine load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ortools.sat.python import cp_model
+
+from llkgen.board import WALL, Board, Cell, Rules
+from llkgen.path import PAD, from_padded, padded, to_padded
+from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget
+
+__all__ = ["build_model", "solve_model", "solve_cpsat", "pair_shapes", "CpsatHandles",
+           "CpsatResult", "NODES_PER_DET_SECOND"]
+
+#: How ``Budget.nodes`` becomes a CP-SAT deterministic limit: ``nodes / NODES_PER_DET_SECOND``
+#: deterministic seconds, so the default 200 000 nodes give 200. A deterministic second is
+#: roughly a wall-clock second of one core, the same order as 1000 pairing-search nodes
+#: (measured on full 8x12 boards); the ratio only needs to keep the two budgets comparable.
+NODES_PER_DET_SECOND = 1000
+DEFAULT_SEED = 0
+
+Pair = tuple[int, int]
+
+
+@dataclass
+class CpsatHandles:
+    """What :func:`solve_model` needs to read a solution back: tile cells, pair literals
+    and tile times, in a fixed order."""
+
+    cells: list[Cell]
+    pairs: list[Pair]  # tile indices, i < j, in the order of ``x``
+    x: list[cp_model.IntVar]
+    t: list[cp_model.IntVar]
+    shapes: list[list[frozenset[int]]]  # per pair, the minimal crossed-tile sets
+    stats: dict = field(default_factory=dict)
+
+
+@dataclass
+class CpsatResult:
+    """``status`` is ``solvable``/``unsolvable``/``unknown``; ``order`` the removal order
+    (cells) when solvable, else None; ``stats`` the solver's deterministic counters."""
+
+    status: str
+    order: list[tuple[Cell, Cell]] | None
+    stats: dict
+
+
+def _walk(g: Sequence[int], w: int, corners: Sequence[int]) -> list[int] | None:
+    """Padded cells strictly inside the polyline through ``corners`` (in order), or None if
+    one of them is a wall or the line revisits a cell."""
+    cells: list[int] = []
+    seen = {corners[0], corners[-1]}
+    for p, q in zip(corners, corners[1:]):
+        if p == q:
+            continue
+        step = (1 if q > p else -1) if p // w == q // w else (w if q > p else -w)
+        cur = p + step
+        while True:
+            if cur == corners[-1] and q == corners[-1]:
+                break
+            if cur in seen or g[cur] == WALL:
+                return None
+            seen.add(cur)
+            cells.append(cur)
+            if cur == q:
+                break
+            cur += step
+    return cells
+
+
+def pair_shapes(g: Sequence[int], w: int, pa: int, pb: int,
+                tile_index: dict[int, int]) -> list[frozenset[int]]:
+    """The inclusion-minimal sets of tiles (indices via ``tile_index``) crossed by the
+    polylines of at most two turns joining padded cells ``pa`` and ``pb`` that avoid walls,
+    sorted by (size, sorted members). Empty list: the pair can never link."""
+    h = len(g) // w
+    ra, ca = divmod(pa, w)
+    rb, cb = divmod(pb, w)
+    candidates: list[tuple[int, ...]] = []
+    if ra == rb or ca == cb:
+        candidates.append((pa, pb))
+    if ra != rb:  # horizontal-vertical-horizontal through column c (the sentinel ring excluded)
+        for c in range(1, w - 1):
+            if ca == cb and c == ca:
+                continue
+            candidates.append((pa, ra * w + c, rb * w + c, pb))
+    if ca != cb:  # vertical-horizontal-vertical through row r
+        for r in range(1, h - 1):
+            if ra == rb and r == ra:
+                continue
+            candidates.append((pa, r * w + ca, r * w + cb, pb))
+    sets: set[frozenset[int]] = set()
+    for corners in candidates:
+        inner = _walk(g, w, corners)
+        if inner is not None:
+            sets.add(frozenset(tile_index[p] for p in inner if g[p] > 0))
+    minimal: list[frozenset[int]] = []
+    for s in sorted(sets, key=lambda s: (len(s), sorted(s))):
+        if not any(m <= s for m in minimal):
+            minimal.append(s)
+    return minimal
+
+
+def build_model(board: Board, rules: Rules, *,
+                hint: Sequence[tuple[Cell, Cell]] | None = None) -> tuple[cp_model.CpModel, CpsatHandles]:
+    """The exact elimination-order model of ``board`` (see the module docstring), and the
+    handles to decode it. ``hint``, a removal order (full or a prefix), becomes solution hints:
+    its pairs true, their times their positions. Hints never change feasibility."""
+    if rules.gravity != "none":
+        raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
+    w = board.cols + 2 * PAD
+    g = padded(board, rules)
+    cells = board.tiles()
+    n = len(cells)
+    pos = [to_padded(c, w) for c in cells]
+    tile_index = {p: i for i, p in enumerate(pos)}
+    model = cp_model.CpModel()
+    horizon = max(0, n // 2 - 1)
+    t = [model.new_int_var(0, horizon, f"t{i}") for i in range(n)]
+
+    pairs: list[Pair] = []
+    shapes: list[list[frozenset[int]]] = []
+    by_type: dict[int, list[int]] = {}
+    for i, p in enumerate(pos):
+        by_type.setdefault(g[p], []).append(i)
+    for tiles in by_type.values():
+        for a in range(len(tiles)):
+            for b in range(a + 1, len(tiles)):
+                i, j = tiles[a], tiles[b]
+                sh = pair_shapes(g, w, pos[i], pos[j], tile_index)
+                if sh:
+                    pairs.append((i, j))
+                    shapes.append(sh)
+    order = sorted(range(len(pairs)), key=lambda k: pairs[k])
+    pairs = [pairs[k] for k in order]
+    shapes = [shapes[k] for k in order]
+
+    x = [model.new_bool_var(f"x{i}_{j}") for i, j in pairs]
+    incident: list[list[int]] = [[] for _ in range(n)]
+    for k, (i, j) in enumerate(pairs):
+        incident[i].append(k)
+        incident[j].append(k)
+    for i in range(n):
+        model.add_exactly_one(x[k] for k in incident[i])  # an empty sum makes the model infeasible
+
+    mandatory: list[frozenset[int]] = []
+    precedence_count = 0
+    for k, (i, j) in enumerate(pairs):
+        sh = shapes[k]
+        model.add(t[i] == t[j]).only_enforce_if(x[k])
+        must = frozenset.intersection(*sh)
+        mandatory.append(must)
+        if not sh[0]:
+            model.add(t[i] == 0).only_enforce_if(x[k])
+            continue
+        for y in sorted(must):
+            model.add(t[y] + 1 <= t[i]).only_enforce_if(x[k])
+            precedence_count += 1
+        if len(sh) == 1:
+            continue
+        lits = [model.new_bool_var(f"s{k}_{m}") for m in range(len(sh))]
+        model.add(sum(lits) == x[k])
+        before: dict[int, cp_model.IntVar] = {}
+        for y in sorted(frozenset.union(*sh) - must):
+            b = model.new_bool_var(f"b{y}_{k}")
+            model.add(t[y] + 1 <= t[i]).only_enforce_if(b)
+            before[y] = b
+            precedence_count += 1
+        for lit, s in zip(lits, sh):
+            for y in sorted(s - must):
+                model.add_implication(lit, before[y])
+
+    # Two-cycle cuts between pairs whose mandatory sets hit each other.
+    cuts = 0
+    pairs_of_tile_mandatory: dict[int, list[int]] = {}
+    for k, must in enumerate(mandatory):
+        for y in must:
+            pairs_of_tile_mandatory.setdefault(y, []).append(k)
+    for k, (i, j) in enumerate(pairs):
+        # pairs Q that must wait for tile i or j of P ...
+        waiting = sorted(set(pairs_of_tile_mandatory.get(i, [])) | set(pairs_of_tile_mandatory.get(j, [])))
+        for q in waiting:
+            if q <= k:
+                continue
+            qi, qj = pairs[q]
+            if qi in mandatory[k] or qj in mandatory[k]:  # ... while P must wait for Q
+                model.add_bool_or([x[k].Not(), x[q].Not()])
+                cuts += 1
+
+    if hint:
+        index = {c: i for i, c in enumerate(cells)}
+        pair_index = {pr: k for k, pr in enumerate(pairs)}
+        for step, (a, b) in enumerate(hint):
+            ia, ib = index.get(tuple(a)), index.get(tuple(b))
+            if ia is None or ib is None:
+                continue
+            k = pair_index.get((min(ia, ib), max(ia, ib)))
+            if k is None:
+                continue
+            model.add_hint(x[k], True)
+            model.add_hint(t[ia], min(step, horizon))
+            model.add_hint(t[ib], min(step, horizon))
+
+    handles = CpsatHandles(cells, pairs, x, t, shapes, {
+        "tiles": n, "pairs": len(pairs), "shapes": sum(len(s) for s in shapes),
+        "precedences": precedence_count, "cycle_cuts": cuts,
+    })
+    return model, handles
+
+
+def solve_model(model: cp_model.CpModel, handles: CpsatHandles, *, max_time: float | None = None,
+                deterministic_limit: float | None = 10.0, seed: int = DEFAULT_SEED,
+                workers: int = 1) -> CpsatResult:
+    """Solve a model from :func:`build_model`.
+
+    OPTIMAL/FEASIBLE -> ``solvable`` with the removal order (cells, sorted by time); INFEASIBLE
+    -> ``unsolvable`` (sound: the model is exact, see the module docstring); UNKNOWN ->
+    ``unknown`` (a limit was hit, never read as unsolvable); MODEL_INVALID raises
+    ``RuntimeError`` (a bug in :func:`build_model`). With ``workers=1`` and no ``max_time`` the
+    result is reproducible."""
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = workers
+    params.random_seed = seed
+    if deterministic_limit is not None:
+        params.max_deterministic_time = deterministic_limit
+    if max_time is not None:
+        params.max_time_in_seconds = max_time
+    status = solver.solve(model)
+    proto = model.proto
+    stats = {
+        "cpsat_status": solver.status_name(status),
+        "branches": solver.num_branches,
+        "conflicts": solver.num_conflicts,
+        "deterministic_time": round(solver.deterministic_time, 3),
+        "vars": len(proto.variables),
+        "constraints": len(proto.constraints),
+        **handles.stats,
+    }
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        chosen = [k for k, lit in enumerate(handles.x) if solver.boolean_value(lit)]
+        cells = handles.cells
+        key = {k: (solver.value(handles.t[handles.pairs[k][0]]), handles.pairs[k]) for k in chosen}
+        chosen.sort(key=key.__getitem__)
+        order = [(cells[handles.pairs[k][0]], cells[handles.pairs[k][1]]) for k in chosen]
+        return CpsatResult(SOLVABLE, order, stats)
+    if status == cp_model.INFEASIBLE:
+        return CpsatResult(UNSOLVABLE, None, stats)
+    if status == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"internal error: invalid CP-SAT model: {model.validate()}")
+    return CpsatResult(UNKNOWN, None, stats)
+
+
+def budget_limits(budget: Budget) -> tuple[float | None, float | None]:
+    """``(deterministic seconds, wall-clock seconds)`` for a :class:`Budget`:
+    ``nodes / NODES_PER_DET_SECOND`` deterministic seconds, and ``seconds`` as given."""
+    det = None if budget.nodes is None else budget.nodes / NODES_PER_DET_SECOND
+    return det, budget.seconds
+
+
+def solve_cpsat(board: Board, rules: Rules, budget: Budget = Budget(), *,
+                hint: Sequence[tuple[Cell, Cell]] | None = None,
+                seed: int = DEFAULT_SEED) -> tuple[str, list[tuple[Cell, Cell]] | None, dict]:
+    """Decide ``board`` (``gravity: none`` only) with the CP-SAT model.
+
+    Returns ``(status, order, stats)``: ``("solvable", order, ...)`` with a removal order of
+    cell pairs that ``replay`` accepts (callers replay it; so do the tests),
+    ``("unsolvable", None, ...)`` when CP-SAT proves the exact model infeasible, and
+    ``("unknown", None, ...)`` when the budget ran out. ``stats`` holds ``cpsat_status``,
+    ``branches``, ``conflicts``, ``deterministic_time``, ``vars``, ``constraints`` and model
+    sizes, all deterministic. The budget maps as in :func:`budget_limits`; with no
+    ``budget.seconds`` the verdict is the same on every machine. Raises ``ValueError`` under
+    gravity."""
+    if rules.gravity != "none":
+        raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
+    if board.is_cleared():
+        return SOLVABLE, [], {"cpsat_status": "TRIVIAL", "branches": 0, "conflicts": 0,
+                              "deterministic_time": 0.0, "vars": 0, "constraints": 0}
+    model, handles = build_model(board, rules, hint=hint)
+    det, seconds = budget_limits(budget)
+    result = solve_model(model, handles, max_time=seconds, deterministic_limit=det, seed=seed)
+    return result.status, result.order, result.stats

@@ -1,0 +1,390 @@
+"""The real ``llkgen`` command: output, ``Error:`` lines and exit codes.
+
+The commands run as subprocesses (``python -m llkgen`` and, once, the installed console script).
+Each start-up costs ~0.4 s on an idle machine (Typer imports pydantic), so those invocations
+are declared in one table and run concurrently once per module; the tests then assert on the
+recorded results. The long table of malformed level files runs every case through the same
+``llkgen.cli.main`` in-process (identical code path minus interpreter start-up) and a sample of
+it through subprocesses as well.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+DEMO = str(DATA / "demo.json")
+DEMO_MOVES = str(DATA / "demo.moves.json")
+SOLUTION = [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3]]]
+
+LEVEL = {
+    "format": "llkgen.level/1",
+    "id": "t",
+    "rows": 3,
+    "cols": 4,
+    "grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]],
+    "rules": {"border": True, "gravity": "none"},
+}
+
+
+def _level(**changes):
+    obj = json.loads(json.dumps(LEVEL))
+    for k, v in changes.items():
+        if v is None:
+            del obj[k]
+        else:
+            obj[k] = v
+    return obj
+
+
+def _console_script() -> str:
+    """The installed ``llkgen`` entry point next to this interpreter (not a pyenv shim)."""
+    here = Path(sys.executable).parent / ("llkgen.exe" if os.name == "nt" else "llkgen")
+    return str(here) if here.exists() else shutil.which("llkgen") or "llkgen"
+
+
+# name -> file content (dict/list: JSON; str: text; bytes: raw)
+FILES = {
+    "ring.json": {"format": "llkgen.level/1", "id": "ring", "rows": 1, "cols": 4,
+                  "grid": [[1, 2, 1, 2]], "rules": {"border": True, "gravity": "none"}},
+    "stuck.json": {"format": "llkgen.level/1", "rows": 2, "cols": 2, "grid": [[1, 2], [2, 1]],
+                   "rules": {"border": False, "gravity": "down"}},
+    "bad-step.json": [SOLUTION[0], SOLUTION[0]],
+    "partial.json": [SOLUTION[2]],
+    "solution-object.json": {"solution": SOLUTION},
+    "moves-object.json": {"moves": SOLUTION},
+    "level-with-solution.json": {**LEVEL, "solution": SOLUTION},
+    "moves-number.json": 42,
+    "moves-no-key.json": {"steps": SOLUTION},
+    "malformed-move.json": [SOLUTION[0], [[0, 0]]],
+    # validation cases
+    "ragged.json": _level(grid=[[1, 2, 0, 2], [-1, 0, 0], [3, 0, 0, 3]]),
+    "odd.json": _level(grid=[[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 5]]),
+    "below.json": _level(grid=[[1, 2, 0, 2], [-5, 0, 0, 1], [3, 0, 0, 3]]),
+    "float-cell.json": _level(grid=[[1, 2, 0, 2], [-1, 0, 1.5, 1], [3, 0, 0, 3]]),
+    "bool-cell.json": _level(grid=[[1, 2, 0, 2], [-1, 0, True, 1], [3, 0, 0, 3]]),
+    "gravity.json": _level(rules={"border": True, "gravity": "north"}),
+    "border.json": _level(rules={"border": "no", "gravity": "none"}),
+    "huge.json": _level(rows=65, cols=65, grid=[[0] * 65 for _ in range(65)]),
+    "bad.json": '{"format": "llkgen.level/1", "rows": 3\n',
+    "missing.json": _level(grid=None),
+    "mismatch.json": _level(cols=5),
+    "format.json": _level(format="llkgen.level/0"),
+    "latin1.json": b'{"format": "llkgen.level/1", "id": "\xe9"}',
+    "dir": None,  # a directory
+    "bigint.json": '{"format": "llkgen.level/1", "rows": ' + "9" * 5000 + "}",
+}
+
+VALIDATION = [
+    ("ragged.json", "level.grid row 1: ragged rows: expected 4 cells like row 0, found 3"),
+    ("odd.json", "level.grid: every tile type must occur an even number of times, but type 3 occurs 1 times, type 5 occurs 1 times"),
+    ("below.json", "level.grid row 1 col 0: expected -1 (wall), 0 (empty) or a tile type >= 1, found -5"),
+    ("float-cell.json", "level.grid row 1 col 2: expected an integer cell value, found number 1.5"),
+    ("bool-cell.json", "level.grid row 1 col 2: expected an integer cell value, found boolean true"),
+    ("gravity.json", "level.rules.gravity: expected one of none, down, up, left, right, found string 'north'"),
+    ("border.json", "level.rules.border: expected true or false, found string 'no'"),
+    ("huge.json", "level.grid: board too large: the cap is 64x64, found 65x65"),
+    ("bad.json", "bad JSON at line 2 column 1: Expecting ',' delimiter"),
+    ("missing.json", "level: missing field 'grid'"),
+    ("mismatch.json", "level: rows/cols say 3x5 but the grid is 3x4"),
+    ("format.json", "level.format: expected 'llkgen.level/1', found string 'llkgen.level/0'"),
+    ("latin1.json", "not UTF-8 text (byte 36)"),
+    ("dir", "is a directory, expected a JSON file"),
+    ("nope.json", "no such file"),
+]
+
+
+def _cases(tmp: Path) -> dict[str, list[str]]:
+    f = lambda name: str(tmp / name)  # noqa: E731
+    cases = {
+        "show": ["show", DEMO],
+        "show-script": [_console_script(), "show", DEMO],
+        "moves": ["moves", DEMO],
+        "moves-json": ["moves", DEMO, "--json"],
+        "moves-ring-json": ["moves", f("ring.json"), "--json"],
+        "replay-ok": ["replay", DEMO, DEMO_MOVES],
+        "replay-bad-step": ["replay", DEMO, f("bad-step.json")],
+        "replay-moves-number": ["replay", DEMO, f("moves-number.json")],
+        "help": ["--help"],
+        "no-command": ["frobnicate"],
+        "missing-arg": ["show"],
+        "bad-option": ["moves", DEMO, "--yaml"],
+        "bigint": ["show", f("bigint.json")],
+    }
+    for name in SUBPROCESS_VALIDATION:
+        cases[f"show:{name}"] = ["show", f(name)]
+    return cases
+
+
+SUBPROCESS_VALIDATION = ("odd.json", "bad.json", "latin1.json", "dir", "nope.json")
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    cmd = argv if argv[0].endswith(("llkgen", "llkgen.exe")) else [sys.executable, "-m", "llkgen", *argv]
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> Path:
+    """A directory holding every file of :data:`FILES` (``nope.json`` deliberately absent)."""
+    tmp = tmp_path_factory.mktemp("cli")
+    for name, content in FILES.items():
+        p = tmp / name
+        if content is None:
+            p.mkdir()
+        elif isinstance(content, bytes):
+            p.write_bytes(content)
+        elif isinstance(content, str):
+            p.write_text(content, encoding="utf-8")
+        else:
+            p.write_text(json.dumps(content), encoding="utf-8")
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def runs(files) -> dict[str, subprocess.CompletedProcess]:
+    cases = _cases(files)
+    with ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2))) as pool:
+        futures = {name: pool.submit(_run, argv, files) for name, argv in cases.items()}
+        return {name: fut.result() for name, fut in futures.items()}
+
+
+@pytest.fixture
+def cli(files, capsys, monkeypatch):
+    """Run ``llkgen.cli.main`` in-process on argv (file names resolved in ``files``); returns a
+    CompletedProcess. An exception other than SystemExit propagates: that is a traceback."""
+    from llkgen.cli import main
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        argv = [str(files / a) if (files / a).exists() or a.endswith(".json") else a for a in argv]
+        monkeypatch.setattr(sys, "argv", ["llkgen", *argv])
+        monkeypatch.setenv("COLUMNS", "200")
+        capsys.readouterr()
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code, out, err)
+
+    return run
+
+
+def _flat(text: str) -> str:
+    """Help text without rich's box drawing and line wrapping."""
+    for ch in "│╭╮╰╯─":
+        text = text.replace(ch, " ")
+    return " ".join(text.split())
+
+
+# -- show / moves -----------------------------------------------------------------------------------
+SHOW_DEMO = "# demo-1: 3x4, border=on, gravity=none\n1 2 . 2\n# . . 1\n3 . . 3\n"
+
+
+def test_show(runs):
+    r = runs["show"]
+    assert (r.returncode, r.stdout, r.stderr) == (0, SHOW_DEMO, "")
+
+
+def test_show_through_console_script(runs):
+    r = runs["show-script"]
+    assert (r.returncode, r.stdout, r.stderr) == (0, SHOW_DEMO, "")
+
+
+def test_show_without_id_uses_file_name(cli):
+    r = cli("show", "stuck.json")
+    assert (r.returncode, r.stdout) == (0, "# stuck.json: 2x2, border=off, gravity=down\n1 2\n2 1\n")
+
+
+def test_moves_text(runs):
+    r = runs["moves"]
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout == (
+        "type 2: [0, 1] [0, 3]  via (0,1) -> (0,3)\n"
+        "type 3: [2, 0] [2, 3]  via (2,0) -> (2,3)\n"
+        "2 removable pairs\n"
+    )
+
+
+def test_moves_json_exact(runs):
+    r = runs["moves-json"]
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout.count("\n") == 1
+    assert json.loads(r.stdout) == {
+        "moves": [
+            {"a": [0, 1], "b": [0, 3], "path": [[0, 1], [0, 3]]},
+            {"a": [2, 0], "b": [2, 3], "path": [[2, 0], [2, 3]]},
+        ]
+    }
+
+
+def test_moves_json_uses_ring_coordinates(runs):
+    r = runs["moves-ring-json"]
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {
+        "moves": [
+            {"a": [0, 0], "b": [0, 2], "path": [[0, 0], [-1, 0], [-1, 2], [0, 2]]},
+            {"a": [0, 1], "b": [0, 3], "path": [[0, 1], [-1, 1], [-1, 3], [0, 3]]},
+        ]
+    }
+
+
+def test_moves_none(cli):
+    r = cli("moves", "stuck.json")
+    assert (r.returncode, r.stdout) == (0, "0 removable pairs\n")
+    r = cli("moves", "stuck.json", "--json")
+    assert (r.returncode, r.stdout) == (0, '{"moves": []}\n')
+
+
+# -- replay ----------------------------------------------------------------------------------------
+def test_replay_valid(runs):
+    r = runs["replay-ok"]
+    assert (r.returncode, r.stdout, r.stderr) == (0, "OK: all 3 moves are legal and the board is cleared\n", "")
+
+
+FILES_FOR = {
+    "replay-solution-object": "solution-object.json",
+    "replay-moves-object": "moves-object.json",
+    "replay-level-solution": "level-with-solution.json",
+}
+
+
+@pytest.mark.parametrize("name", ["replay-solution-object", "replay-moves-object", "replay-level-solution"])
+def test_replay_reads_solution_from_objects(cli, name):
+    r = cli("replay", DEMO, FILES_FOR[name])
+    assert r.returncode == 0 and r.stdout.startswith("OK: all 3 moves")
+
+
+def test_replay_bad_step_names_index(runs):
+    r = runs["replay-bad-step"]
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == "FAILED: move 1: cell [0, 1] is empty\n"
+
+
+def test_replay_malformed_step(cli):
+    r = cli("replay", DEMO, "malformed-move.json")
+    assert r.returncode == 1
+    assert r.stderr.startswith("FAILED: move 1: expected a pair of cells [[r1, c1], [r2, c2]]")
+
+
+def test_replay_partial_is_a_failure(cli):
+    r = cli("replay", DEMO, "partial.json")
+    assert (r.returncode, r.stderr) == (1, "FAILED: all 1 moves are legal but 4 tiles remain\n")
+
+
+def test_replay_bad_moves_file(runs):
+    r = runs["replay-moves-number"]
+    assert r.returncode == 1 and r.stdout == "" and "Traceback" not in r.stderr
+    assert r.stderr.startswith("Error: ")
+    assert "moves-number.json: expected a list of moves [[r1, c1], [r2, c2]], found int" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (("moves-number.json",), "moves-number.json: expected a list of moves [[r1, c1], [r2, c2]], found int"),
+        (("moves-no-key.json",), "moves-no-key.json: expected a list of moves or an object with 'solution'"),
+        (("nope.json",), "nope.json: no such file"),
+        (("bad.json",), "bad.json: bad JSON at line 2 column 1"),
+    ],
+)
+def test_replay_bad_moves_files_in_process(cli, argv, needle):
+    r = cli("replay", DEMO, *argv)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("Error: ") and needle in r.stderr
+
+
+def test_replay_bad_level_file(cli, files):
+    r = cli("replay", "odd.json", DEMO_MOVES)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"Error: {files / 'odd.json'}: level.grid: every tile type must occur")
+
+
+# -- bad level files ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, message", VALIDATION, ids=[v[0] for v in VALIDATION])
+@pytest.mark.parametrize("cmd", ["show", "moves", "replay"])
+def test_bad_level_file(cli, files, cmd, name, message):
+    argv = [cmd, name] + ([DEMO_MOVES] if cmd == "replay" else [])
+    r = cli(*argv)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr == f"Error: {files / name}: {message}\n"
+
+
+@pytest.mark.parametrize("name", SUBPROCESS_VALIDATION)
+def test_bad_level_file_subprocess(runs, files, name):
+    r = runs[f"show:{name}"]
+    message = dict(VALIDATION)[name]
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == f"Error: {files / name}: {message}\n"
+
+
+def test_huge_integer_file_gives_error_not_traceback(runs):
+    r = runs["bigint"]
+    assert r.returncode == 1 and "Traceback" not in r.stderr and r.stderr.startswith("Error: ")
+
+
+# -- usage and help -------------------------------------------------------------------------------------
+USAGE = [
+    ("no-command", "No such command 'frobnicate'"),
+    ("missing-arg", "Missing argument"),
+    ("bad-option", "No such option: --yaml"),
+]
+
+
+@pytest.mark.parametrize("name, needle", USAGE)
+def test_usage_errors_exit_2(runs, name, needle):
+    r = runs[name]
+    assert r.returncode == 2 and r.stdout == ""
+    assert "Usage:" in r.stderr and needle in _flat(r.stderr) and "Traceback" not in r.stderr
+
+
+def test_extra_argument_is_a_usage_error(cli):
+    r = cli("show", DEMO, DEMO)
+    assert r.returncode == 2 and "Got unexpected extra argument" in _flat(r.stderr)
+
+
+def _help_checks(r):
+    assert r.returncode == 0
+    text = _flat(r.stdout)
+    assert "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; " \
+           "3 unsolvable; 4 unknown (a budget ran out)." in text
+    for command in ("show", "moves", "replay", "version"):
+        assert command in text
+
+
+def test_help_mentions_exit_codes(runs):
+    _help_checks(runs["help"])
+
+
+def test_short_help_flag(cli):
+    _help_checks(cli("-h"))
+
+
+def test_command_help_has_an_example(cli):
+    r = cli("replay", "--help")
+    assert r.returncode == 0
+    assert "Example: llkgen replay tests/data/demo.json tests/data/demo.moves.json" in _flat(r.stdout)
+
+
+def test_help_example_files_exist():
+    # The replay help's example must run as printed (from the repository root).
+    assert Path(DEMO).exists() and Path(DEMO_MOVES).exists()
+    assert json.loads(Path(DEMO_MOVES).read_text()) == SOLUTION
+
+
+def test_version(cli):
+    from llkgen import __version__
+
+    r = cli("version")
+    assert (r.returncode, r.stdout) == (0, f"llkgen {__version__}\n")
