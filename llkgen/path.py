@@ -133,30 +133,89 @@ def best_link(g: Sequence[int], w: int, pa: int, pb: int) -> tuple[int, ...] | N
     return None if best is None else best[1]
 
 
-def can_link(g: Sequence[int], w: int, pa: int, pb: int) -> bool:
-    """Whether some path of at most two turns joins padded cells ``pa`` and ``pb``."""
+def find_link(g: Sequence[int], w: int, pa: int, pb: int) -> tuple[int, ...] | None:
+    """Corners (padded indices) of *some* path of at most two turns joining ``pa`` and
+    ``pb``, or None. Faster than :func:`best_link`: it stops at the first path found. The
+    hot loop of the verifier, so the line-of-sight scans are written out inline."""
     ra, ca = divmod(pa, w)
     rb, cb = divmod(pb, w)
-    if ra == rb and _clear(g, pa, pb, 1):
-        return True
-    if ca == cb and _clear(g, pa, pb, w):
-        return True
-    aL, aR, aU, aD = _reach(g, w, pa)
-    bL, bR, bU, bD = _reach(g, w, pb)
+    if ra == rb:
+        lo, hi = (pa, pb) if pa < pb else (pb, pa)
+        i = lo + 1
+        while i < hi and not g[i]:
+            i += 1
+        if i == hi:
+            return (pa, pb)
+    elif ca == cb:
+        lo, hi = (pa, pb) if pa < pb else (pb, pa)
+        i = lo + w
+        while i < hi and not g[i]:
+            i += w
+        if i == hi:
+            return (pa, pb)
+    # Line of sight of each end: first blocked cell in each direction.
+    i = pa - 1
+    while not g[i]:
+        i -= 1
+    aL = i + 1 - ra * w
+    i = pa + 1
+    while not g[i]:
+        i += 1
+    aR = i - 1 - ra * w
+    i = pa - w
+    while not g[i]:
+        i -= w
+    aU = i // w + 1
+    i = pa + w
+    while not g[i]:
+        i += w
+    aD = i // w - 1
+    i = pb - 1
+    while not g[i]:
+        i -= 1
+    bL = i + 1 - rb * w
+    i = pb + 1
+    while not g[i]:
+        i += 1
+    bR = i - 1 - rb * w
+    i = pb - w
+    while not g[i]:
+        i -= w
+    bU = i // w + 1
+    i = pb + w
+    while not g[i]:
+        i += w
+    bD = i // w - 1
     if ca != cb and ra != rb:
         if aL <= cb <= aR and bU <= ra <= bD:
-            return True
+            return (pa, ra * w + cb, pb)
         if aU <= rb <= aD and bL <= ca <= bR:
-            return True
+            return (pa, rb * w + ca, pb)
     if ra != rb:
+        top, bottom = (ra, rb) if ra < rb else (rb, ra)
         for c in range(max(aL, bL), min(aR, bR) + 1):
-            if c != ca and c != cb and _clear(g, ra * w + c, rb * w + c, w):
-                return True
+            if c != ca and c != cb:
+                i = (top + 1) * w + c
+                end = bottom * w + c
+                while i < end and not g[i]:
+                    i += w
+                if i >= end:
+                    return (pa, ra * w + c, rb * w + c, pb)
     if ca != cb:
+        left, right = (ca, cb) if ca < cb else (cb, ca)
         for r in range(max(aU, bU), min(aD, bD) + 1):
-            if r != ra and r != rb and _clear(g, r * w + ca, r * w + cb, 1):
-                return True
-    return False
+            if r != ra and r != rb:
+                i = r * w + left + 1
+                end = r * w + right
+                while i < end and not g[i]:
+                    i += 1
+                if i >= end:
+                    return (pa, r * w + ca, r * w + cb, pb)
+    return None
+
+
+#: Truthy exactly when a path exists; see :func:`find_link`.
+can_link = find_link
 
 
 def _check_cell(board: Board, p: object, name: str) -> Cell:

@@ -295,8 +295,9 @@ class _Order:
         return (g[x] | g[p]).bit_count() == 2 and not (a[x] >> p & 1 or a[p] >> x & 1)
 
     def present(self, x: int, p: int) -> int:
-        """Tiles still on the board when x and p are removed together."""
-        return self.group[x] | self.group[p] | self.after[x] | self.after[p]
+        """Tiles still on the board when x and p are removed together (besides x and p:
+        when ``may_pair``, their groups hold nothing else)."""
+        return self.after[x] | self.after[p]
 
     def before(self, y: int, x: int) -> None:
         """Record that y's group goes strictly before x.  Callers pass y outside x's group

@@ -22,24 +22,25 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from llkgen.path import can_link
+from llkgen.path import find_link
 from llkgen.verify.regions import Regions
 
 
 def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
                  partners: Mapping[int, Sequence[int]], regions: Regions | None = None,
-                 hint: Sequence[tuple[int, int]] = (), order: list | None = None) -> list[int]:
+                 hint: Sequence[tuple[int, int, tuple[int, ...]]] = (), order: list | None = None) -> list[int]:
     """Padded indices of the tiles the relaxation cannot delete (empty list: no proof).
 
     ``regions``, if given, must describe the empty regions of ``g``; it is copied, not changed.
     The region filter (see :mod:`llkgen.verify.regions`) skips the path test for tiles that
     share no empty region with any partner, which is most of a full board.
 
-    ``hint`` is a deletion order ``[(tile, partner), ...]`` from a similar board (the parent
-    node in the search). It is replayed first, one path test per tile, and whatever it fails
-    to delete falls through to the ordinary passes, so the result is the same fixpoint; it
-    only saves the repeated passes over undeletable tiles (on 10x16 boards about 4x fewer
-    path tests). ``order``, if given, receives this run's deletion order for the children."""
+    ``hint`` is the deletion order ``[(tile, partner, path corners), ...]`` of the parent node in the search,
+    whose board had a subset of this board's empty cells and whose tiles could pair with a
+    superset of partners. It is replayed first (see the comment there); whatever it fails to
+    delete falls through to the ordinary passes. The fixpoint is unique, so the result is the
+    same as without a hint; only the cost changes: most children need no path test at all.
+    ``order``, if given, receives this run's deletion order for the children."""
     rg = list(g)
     if regions is None:
         regions = Regions(rg, w)
@@ -68,11 +69,50 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
     if order is None:
         order = []
     if hint:
+        # Replay the parent's deletions, each stored with the path it used. The parent's
+        # board had a subset of this board's real removals, so a step is still valid here
+        # when its partner is still allowed and its path crosses none of the parent-deleted
+        # tiles that this replay has failed to delete so far (``missing``): every other cell
+        # on it is empty here too. Only the other steps need a path test.
         alive_set = set(alive)
-        for p, q in hint:
-            if p in alive_set and rg[p] > 0 and q in partners[p] and can_link(rg, w, p, q):
+        miss_rows: dict[int, list[int]] = {}  # row -> columns of missing tiles
+        miss_cols: dict[int, list[int]] = {}  # column -> rows of missing tiles
+
+        def blocked(corners: tuple[int, ...]) -> bool:
+            for a, b in zip(corners, corners[1:]):
+                ra, ca = divmod(a, w)
+                rb, cb = divmod(b, w)
+                if ra == rb:
+                    lo, hi = (ca, cb) if ca < cb else (cb, ca)
+                    if any(lo < c < hi for c in miss_rows.get(ra, ())):
+                        return True
+                else:
+                    lo, hi = (ra, rb) if ra < rb else (rb, ra)
+                    if any(lo < r < hi for r in miss_cols.get(ca, ())):
+                        return True
+            # interior corners lie on two segments but strictly inside neither
+            return any(c in missing for c in corners[1:-1])
+
+        missing: set[int] = set()
+        for p, q, corners in hint:
+            if p not in alive_set or rg[p] == 0:
+                continue
+            allowed = partners[p]
+            if q in allowed and not (missing and blocked(corners)):
                 delete(p)
-                order.append((p, q))
+                order.append((p, q, corners))
+                continue
+            for q2 in allowed:
+                found = find_link(rg, w, p, q2)
+                if found:
+                    delete(p)
+                    order.append((p, q2, found))
+                    break
+            else:
+                missing.add(p)
+                r, c = divmod(p, w)
+                miss_rows.setdefault(r, []).append(c)
+                miss_cols.setdefault(c, []).append(r)
         remaining = [p for p in alive if rg[p] > 0]
     else:
         remaining = list(alive)
@@ -85,7 +125,8 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
             for q in partners[p]:
                 d = p - q
                 if d == 1 or d == -1 or d == w or d == -w:
-                    break  # orthogonal neighbours always link
+                    found = (p, q)  # orthogonal neighbours always link
+                    break
                 if not near:
                     continue
                 if rg[q] == 0:
@@ -93,13 +134,14 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
                         continue
                 elif near.isdisjoint(touching(q)):
                     continue
-                if can_link(rg, w, p, q):
+                found = find_link(rg, w, p, q)
+                if found:
                     break
             else:
                 keep.append(p)
                 continue
             delete(p)
-            order.append((p, q))
+            order.append((p, q, found))
             changed = True
         remaining = keep
     return remaining

@@ -1,0 +1,165 @@
+"""Random small boards for the oracle tests: Hypothesis strategies and seeded generators.
+
+A *case* is ``(grid, border, gravity)`` with ``grid`` a list of row lists
+(0 empty, -1 wall, k >= 1 tile type k; every type occurs an even number of
+times).  Turn one into library objects with ``Board.from_grid(grid)`` and
+``Rules(border=border, gravity=gravity)``.
+
+Two flavours of the same distribution:
+
+* ``grids()`` / ``cases()`` are Hypothesis strategies (they shrink well:
+  fewer rows, fewer walls, fewer tiles);
+* ``random_grid(rng)`` / ``random_case(rng)`` / ``seeded_cases(seed, n)`` use
+  an explicit ``random.Random`` so sweeps are deterministic and cheap.
+
+Tile types are drawn from a small alphabet and get 2, 4 or 6 copies each, so a
+type may hold several interchangeable pairs, the case that trips up solvers.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import strategies as st
+
+try:  # tests/ on sys.path (pytest's default rootdir-relative import) ...
+    from oracle import GRAVITIES, oracle_gravity
+except ImportError:  # ... or tests imported as a package
+    from tests.oracle import GRAVITIES, oracle_gravity
+
+MAX_ROWS = 5
+MAX_COLS = 6
+COPIES = (2, 4, 6)
+
+
+def _layout(rows: int, cols: int, order: list[int], walls: int, tiles: list[int]) -> list[list[int]]:
+    """Place ``walls`` walls then ``tiles`` on the cells in ``order``; the rest stay empty."""
+    flat = [0] * (rows * cols)
+    for i, cell in enumerate(order[:walls]):
+        flat[cell] = -1
+    for cell, value in zip(order[walls:], tiles):
+        flat[cell] = value
+    return [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+
+
+def _tile_multiset(type_copies: list[tuple[int, int]], room: int) -> list[int]:
+    """Tiles for (type, copies) requests, dropping requests that no longer fit in ``room``."""
+    tiles: list[int] = []
+    for kind, copies in type_copies:
+        if len(tiles) + copies <= room:
+            tiles.extend([kind] * copies)
+    return tiles
+
+
+# --------------------------------------------------------------------------- hypothesis
+
+
+@st.composite
+def grids(draw, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS, max_tiles: int = 12,
+          max_types: int = 4, max_copies: int = 6, max_spare: int = 4,
+          settle: bool | None = None, gravity: str = "none"):
+    """A random small grid.
+
+    Each cell draws a code: 0 empty, 1..max_types a tile type, max_types + 1 a
+    wall, and up to ``max_spare`` further codes that also mean empty (how many
+    is drawn per board, so some boards are sparse).  Then, scanning row-major,
+    tiles past ``max_tiles`` or past ``max_copies`` of their type become empty,
+    and so does the last tile of any type left with an odd count.  Small codes
+    are simple, so failures shrink toward empty boards.
+
+    ``settle``: True applies ``gravity`` once so the board is already at rest,
+    False leaves it as drawn, None lets Hypothesis choose.
+    """
+    rows = draw(st.integers(1, max_rows), label="rows")
+    cols = draw(st.integers(1, max_cols), label="cols")
+    spare = draw(st.integers(0, max_spare), label="spare")
+    wall = max_types + 1
+    codes = draw(st.lists(st.integers(0, wall + spare), min_size=rows * cols,
+                          max_size=rows * cols), label="codes")
+    flat = [-1 if v == wall else v if v < wall else 0 for v in codes]
+    count: dict[int, int] = {}
+    total = 0
+    for i, v in enumerate(flat):
+        if v > 0:
+            if total >= max_tiles or count.get(v, 0) >= max_copies:
+                flat[i] = 0
+            else:
+                count[v] = count.get(v, 0) + 1
+                total += 1
+    for i in range(len(flat) - 1, -1, -1):
+        v = flat[i]
+        if v > 0 and count[v] % 2:
+            flat[i] = 0
+            count[v] -= 1
+    grid = [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+    if settle is None:
+        settle = draw(st.booleans(), label="settle")
+    return oracle_gravity(grid, gravity) if settle else grid
+
+
+@st.composite
+def cases(draw, gravities: tuple[str, ...] = GRAVITIES, borders: tuple[bool, ...] = (True, False),
+          **grid_kw):
+    """(grid, border, gravity) with any rule combination."""
+    border = draw(st.sampled_from(borders), label="border")
+    gravity = draw(st.sampled_from(gravities), label="gravity")
+    grid = draw(grids(gravity=gravity, **grid_kw), label="grid")
+    return grid, border, gravity
+
+
+# --------------------------------------------------------------------------- seeded
+
+
+def random_grid(rng: random.Random, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS,
+                max_tiles: int = 12, max_types: int = 6, copies: tuple[int, ...] = COPIES,
+                wall_prob: float = 0.5, max_wall_fraction: float = 0.34,
+                min_fill: float = 0.5) -> list[list[int]]:
+    """A random small grid drawn only from ``rng``.
+
+    A ``wall_prob`` share of boards get walls; the tiles fill at least
+    ``min_fill`` of the free room (capped by ``max_tiles``), so most boards are
+    crowded enough to be interesting.
+    """
+    rows = rng.randint(1, max_rows)
+    cols = rng.randint(1, max_cols)
+    n = rows * cols
+    walls = rng.randint(1, int(n * max_wall_fraction)) if rng.random() < wall_prob and n >= 3 else 0
+    room = min(n - walls, max_tiles)
+    target = rng.randint(int(room * min_fill), room)
+    kinds = list(range(1, max_types + 1))
+    rng.shuffle(kinds)
+    requests = []
+    total = 0
+    for kind in kinds:  # each type once, so it has exactly one of ``copies`` copies
+        fitting = [k for k in copies if total + k <= target]
+        if not fitting:
+            break
+        copies_now = rng.choice(fitting)
+        requests.append((kind, copies_now))
+        total += copies_now
+    tiles = _tile_multiset(requests, room)
+    order = list(range(n))
+    rng.shuffle(order)
+    return _layout(rows, cols, order, walls, tiles)
+
+
+def random_case(rng: random.Random, settle_prob: float = 0.5, border_prob: float = 0.5, **grid_kw):
+    """(grid, border, gravity); with probability ``settle_prob`` the grid is already at rest."""
+    border = rng.random() < border_prob
+    gravity = rng.choice(GRAVITIES)
+    grid = random_grid(rng, **grid_kw)
+    if rng.random() < settle_prob:
+        grid = oracle_gravity(grid, gravity)
+    return grid, border, gravity
+
+
+def seeded_cases(seed: int, n: int, **kw) -> list[tuple[list[list[int]], bool, str]]:
+    """``n`` deterministic cases from ``seed`` (same seed, same list)."""
+    rng = random.Random(seed)
+    return [random_case(rng, **kw) for _ in range(n)]
+
+
+def grid_text(grid) -> str:
+    """Readable rendering for failure messages ('.' empty, '#' wall)."""
+    names = {0: ".", -1: "#"}
+    return "\n".join(" ".join(names.get(v, str(v)) for v in row) for row in grid)
