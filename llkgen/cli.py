@@ -188,9 +188,9 @@ def make(
 ) -> None:
     """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
 
-    Every level is certified solvable by the verifier (its solution replayed by the referee).
-    The same spec and seed always give the same bytes. Exit 1 if the spec is invalid or a level
-    cannot be generated within generator.max_attempts (the message says why).
+    Every level is certified solvable by the verifier, and its solution is replayed by the referee. The same spec and seed always give the same bytes, whatever --jobs is.
+
+    Exit 1 if the spec is invalid, or if a level cannot be generated within generator.max_attempts (the message says why).
 
     Example: llkgen make --config configs/easy.yaml --count 20 --out output/easy20.json
     """
@@ -247,9 +247,9 @@ def verify_levels(
 ) -> None:
     """Re-certify every level from scratch (for CI) and replay stored solutions.
 
-    Prints one line per level and a summary. Exit 0 every level certified; 3 some level
-    unsolvable; 4 some level unknown (a budget ran out) and none unsolvable; 1 invalid input or
-    a stored solution that fails (1 wins over 3, and 3 over 4).
+    Prints one line per level and a summary.
+
+    Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins over 3, and 3 over 4.
 
     Example: llkgen verify levels/ output/easy.json --junit reports/llkgen.xml
     """

@@ -94,6 +94,21 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
             return any(c in missing for c in corners[1:-1])
 
         missing: set[int] = set()
+
+        def retry_missing() -> None:
+            for m in sorted(missing):
+                for q2 in partners[m]:
+                    found = find_link(rg, w, m, q2)
+                    if found:
+                        delete(m)
+                        order.append((m, q2, found))
+                        missing.discard(m)
+                        r, c = divmod(m, w)
+                        miss_rows[r].remove(c)
+                        miss_cols[c].remove(r)
+                        break
+
+        since_retry = 0
         for p, q, corners in hint:
             if p not in alive_set or rg[p] == 0:
                 continue
@@ -101,18 +116,25 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
             if q in allowed and not (missing and blocked(corners)):
                 delete(p)
                 order.append((p, q, corners))
-                continue
-            for q2 in allowed:
-                found = find_link(rg, w, p, q2)
-                if found:
-                    delete(p)
-                    order.append((p, q2, found))
-                    break
             else:
-                missing.add(p)
-                r, c = divmod(p, w)
-                miss_rows.setdefault(r, []).append(c)
-                miss_cols.setdefault(c, []).append(r)
+                for q2 in allowed:
+                    found = find_link(rg, w, p, q2)
+                    if found:
+                        delete(p)
+                        order.append((p, q2, found))
+                        break
+                else:
+                    missing.add(p)
+                    r, c = divmod(p, w)
+                    miss_rows.setdefault(r, []).append(c)
+                    miss_cols.setdefault(c, []).append(r)
+                    continue
+            # A missing tile may become deletable as the board opens; every few deletions,
+            # try again, so that one failed step does not force path tests on all later ones.
+            since_retry += 1
+            if missing and since_retry >= 4:
+                since_retry = 0
+                retry_missing()
         remaining = [p for p in alive if rg[p] > 0]
     else:
         remaining = list(alive)
