@@ -124,12 +124,22 @@ def solve(
         raise typer.BadParameter(f"expected one of {', '.join(ENGINES)}, found {engine!r}", param_hint="--engine")
     lv = load_level(level)
     verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine)
+    if verdict.proof is not None and verdict.proof.get("locked") and lv.rules.gravity == "none":
+        from llkgen.verify.flow import explain_locked
+
+        # For the designer: which tiles block each locked type (min vertex cuts).
+        verdict.proof["bottlenecks"] = explain_locked(
+            lv.board, lv.rules, [tuple(c) for c in verdict.proof["locked"]])["types"]
     if as_json:
         _emit_json(verdict.to_json())
     else:
         typer.echo(f"{verdict.status}: {verdict.reason}")
         if verdict.proof and verdict.proof.get("locked"):
             typer.echo("locked tiles: " + " ".join(f"({r},{c})" for r, c in verdict.proof["locked"]))
+            for t in verdict.proof.get("bottlenecks", []):
+                if t["blockers"]:
+                    cells = " ".join(f"({r},{c})" for r, c in t["blockers"])
+                    typer.echo(f"type {t['type']} is blocked by: {cells}")
         for i, m in enumerate(verdict.moves, 1):
             typer.echo(f"{i:3d}. {list(m.a)} {list(m.b)}")
     raise typer.Exit({"solvable": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE}.get(verdict.status, EXIT_UNKNOWN))

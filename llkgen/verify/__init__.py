@@ -20,9 +20,10 @@ from __future__ import annotations
 import sys
 import time
 
-from llkgen.board import Board, Rules
+from llkgen.board import WALL, Board, Rules
 from llkgen.path import PAD, Move, from_padded, padded, to_padded
 from llkgen.referee import replay
+from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.movesearch import MoveSearch
 from llkgen.verify.pairing import PairingSearch
@@ -86,6 +87,16 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
             return _finish(board, rules, UNSOLVABLE, None,
                            f"{len(locked)} tiles can never be removed, even if every other "
                            "tile that could ever link were gone (lock test)", proof, stats, start)
+
+    if engine != "baseline" and rules.gravity == "none" and WALL in board.cells:
+        # Walls never go away, so some pairs can never link at all; the flow-based pairing
+        # check proves a type unpairable. Without walls it never fired on 10x16 boards (and
+        # costs ~35 ms there), so it only runs when the board has walls.
+        proof = pairing_check(board, rules)
+        if proof is not None:
+            stats["stage"] = "flow-pairing"
+            return _finish(board, rules, UNSOLVABLE, None, proof.reason,
+                           {"argument": "pairing-check", **proof.to_json()}, stats, start)
 
     if engine != "baseline" and rules.gravity == "none":
         # A quick dive: the same exact search without the per-node lock test, under a small

@@ -1,0 +1,213 @@
+"""Every pruning rule of the verifier, each checked on its own against the brute-force oracle:
+none may ever discard a solvable board (or a solvable branch).
+
+The rules: the lock test (root and with partner restrictions), its hinted replay (same
+fixpoint as a cold run), the region filter (never rejects a linkable pair), the safe-move
+closure of the pairing search, failed-pairing probing, the flow pairing check, and the
+pinned fixture boards in tests/data.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+try:
+    from oracle import brute_solution, brute_solve
+    from strategies import random_grid
+except ImportError:
+    from tests.oracle import brute_solution, brute_solve
+    from tests.strategies import random_grid
+
+from llkgen.board import Board, Rules
+from llkgen.level import load_level
+from llkgen.path import PAD, find_link, padded, to_padded
+from llkgen.referee import replay
+from llkgen.verify import Budget, root_lock, verify
+from llkgen.verify.flow import pairing_check
+from llkgen.verify.lock import locked_tiles
+from llkgen.verify.pairing import PairingSearch
+from llkgen.verify.regions import Regions
+
+DATA = Path(__file__).parent / "data"
+
+
+def _no_gravity_cases(seed: int, n: int, **kw):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        grid = random_grid(rng, **kw)
+        board = Board.from_grid(grid)
+        if board.tile_count:
+            out.append((grid, board, Rules(border=rng.random() < 0.5)))
+    return out
+
+
+CASES = _no_gravity_cases(20261130, 1500)
+TRUTH = {i: brute_solve(g, r.border, "none") for i, (g, _, r) in enumerate(CASES)}
+
+
+def test_the_sample_has_both_verdicts():
+    assert 100 < sum(TRUTH.values()) < len(TRUTH) - 100
+
+
+def test_root_lock_test_never_locks_a_solvable_board():
+    fired = 0
+    for i, (grid, board, rules) in enumerate(CASES):
+        if root_lock(board, rules):
+            fired += 1
+            assert not TRUTH[i], f"lock test fired on a solvable board:\n{board}\n{rules}"
+    assert fired > 50  # the test must exercise the rule
+
+
+def test_lock_test_with_a_fixed_pairing_never_locks_the_solution_pairing():
+    """Inside the search a tile may only use its fixed partner: restricted to the pairing of
+    a real solution, the test must still pass."""
+    checked = 0
+    for i, (grid, board, rules) in enumerate(CASES):
+        if not TRUTH[i]:
+            continue
+        solution = brute_solution(grid, rules.border, "none")
+        w = board.cols + 2 * PAD
+        partners = {}
+        for a, b in solution:
+            pa, pb = to_padded(a, w), to_padded(b, w)
+            partners[pa], partners[pb] = [pb], [pa]
+        assert locked_tiles(padded(board, rules), w, list(partners), partners) == []
+        checked += 1
+    assert checked > 100
+
+
+def test_hinted_lock_test_reaches_the_same_fixpoint():
+    """The replayed parent order is only a speed-up: after a real move and with tighter
+    partners, a hinted run and a cold run agree."""
+    rng = random.Random(3)
+    compared = 0
+    for grid, board, rules in CASES[:600]:
+        w = board.cols + 2 * PAD
+        g = padded(board, rules)
+        types = {t: [to_padded(c, w) for c in cells] for t, cells in board.types().items()}
+        alive = [p for ps in types.values() for p in ps]
+        partners = {p: [q for q in types[g[p]] if q != p] for p in alive}
+        order: list = []
+        if locked_tiles(g, w, alive, partners, None, (), order):
+            continue
+        # play one legal move for real and forbid one random pair of another type
+        pairs = [(p, q) for ps in types.values() for i, p in enumerate(ps) for q in ps[i + 1:]
+                 if find_link(g, w, p, q)]
+        if not pairs:
+            continue
+        p, q = rng.choice(pairs)
+        g2 = list(g)
+        g2[p] = g2[q] = 0
+        alive2 = [x for x in alive if x not in (p, q)]
+        partners2 = {x: [y for y in partners[x] if y not in (p, q)] for x in alive2}
+        if alive2 and rng.random() < 0.5:
+            x = rng.choice(alive2)
+            if partners2[x]:
+                y = rng.choice(partners2[x])
+                partners2[x] = [z for z in partners2[x] if z != y]
+                partners2[y] = [z for z in partners2[y] if z != x]
+        cold = locked_tiles(g2, w, alive2, partners2)
+        warm = locked_tiles(g2, w, alive2, partners2, Regions(g2, w), order)
+        assert sorted(cold) == sorted(warm), f"{board}\n{rules}"
+        compared += 1
+    assert compared > 200
+
+
+def test_region_filter_never_rejects_a_linkable_pair():
+    checked = 0
+    for grid, board, rules in CASES[:800]:
+        w = board.cols + 2 * PAD
+        g = padded(board, rules)
+        regions = Regions(g, w)
+        tiles = [to_padded(c, w) for c in board.tiles()]
+        for i, p in enumerate(tiles):
+            for q in tiles[i + 1:]:
+                if find_link(g, w, p, q):
+                    assert regions.may_link(g, p, q)
+                    checked += 1
+    assert checked > 1000
+
+
+def test_safe_move_closure_keeps_solvable_boards_solvable():
+    """The closure plays forced pairs and whole-type clearings without branching; from a
+    solvable board, the board it leaves must still be solvable."""
+    checked = 0
+    for i, (grid, board, rules) in enumerate(CASES):
+        if not TRUTH[i]:
+            continue
+        search = PairingSearch(board, rules, Budget(nodes=10))
+        assert search.closure(), f"closure declared a solvable board dead:\n{board}"
+        if not search.moves:
+            continue
+        order = [((p // search.w - PAD, p % search.w - PAD), (q // search.w - PAD, q % search.w - PAD))
+                 for p, q in search.moves]
+        result = replay(board, rules, order)
+        assert result.ok
+        assert brute_solve(result.final.grid(), rules.border, "none"), (
+            f"closure moves {order} lost the solution of\n{board}\n{rules}")
+        checked += 1
+    assert checked > 100
+
+
+def test_probing_never_forbids_every_pairing_of_a_solvable_board():
+    checked = 0
+    for i, (grid, board, rules) in enumerate(CASES):
+        if not TRUTH[i]:
+            continue
+        search = PairingSearch(board, rules, Budget(nodes=10))
+        assert search.closure()
+        order: list = []
+        if search.locked((), order):
+            pytest.fail(f"lock test fired on a solvable board:\n{board}")
+        search.probe(order)
+        assert search.closure(), f"probing forbade every pairing of a type:\n{board}\n{rules}"
+        checked += 1
+    assert checked > 100
+
+
+def test_flow_pairing_check_never_fires_on_a_solvable_board():
+    fired = 0
+    for i, (grid, board, rules) in enumerate(CASES):
+        if pairing_check(board, rules) is not None:
+            fired += 1
+            assert not TRUTH[i], f"pairing check fired on a solvable board:\n{board}"
+    assert fired > 10
+
+
+def test_search_without_lock_or_probing_agrees_with_the_full_search():
+    """The quick dive (no lock test, no probing) is itself an exact search."""
+    for i, (grid, board, rules) in enumerate(CASES[:400]):
+        order = PairingSearch(board, rules, Budget(nodes=None), lock=False, probe=False).search()
+        assert (order is not None) == TRUTH[i], f"{board}\n{rules}"
+
+
+PINNED = sorted(DATA.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", [p for p in PINNED if "expect" in json.loads(p.read_text())],
+                         ids=lambda p: p.stem)
+def test_pinned_verdicts(path):
+    level = load_level(path)
+    verdict = verify(level.board, level.rules, Budget(nodes=100_000))
+    assert verdict.status == level.extra["expect"]
+    truth = brute_solve(level.board.grid(), level.rules.border, level.rules.gravity)
+    assert truth == (level.extra["expect"] == "solvable")
+
+
+def test_greedy_trap_really_traps_greedy_play():
+    from llkgen.path import removable_pairs
+    from llkgen.referee import play
+
+    level = load_level(DATA / "greedy-trap.json")
+    board = level.board
+    while True:
+        moves = removable_pairs(board, level.rules)
+        if not moves:
+            break
+        board = play(board, level.rules, moves[0].a, moves[0].b)
+    assert not board.is_cleared()
