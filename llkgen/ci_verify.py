@@ -41,7 +41,7 @@ from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
 from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json, write_text_atomic
 from llkgen.referee import replay
-from llkgen.verify import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, verify
+from llkgen.verify import SOLVABLE, UNSOLVABLE, Budget, verify
 
 DEFAULT_NODES = 200_000
 REPORT_FORMAT = "llkgen.verify-report/1"
@@ -118,14 +118,8 @@ class VerifyReport:
         return text + f" (exit {self.exit_code})"
 
     def lines(self) -> list[str]:
-        """One line per level (and per invalid or skipped file), in the order checked."""
-        out = []
-        for lv in self.levels:
-            out.append(f"{lv.status.upper() if lv.status != OK else 'ok':<10} {lv.label}: {lv.detail}")
-        for p in self.problems:
-            tag = "INVALID" if p.status == INVALID else "skipped"
-            out.append(f"{tag:<10} {p.file}: {p.detail}")
-        return out
+        """One line per level, then one per invalid or skipped file."""
+        return [format_level(lv) for lv in self.levels] + [format_problem(p) for p in self.problems]
 
     def to_json(self) -> dict:
         return {
@@ -173,6 +167,14 @@ class VerifyReport:
             root.set(k, str(v))
         ET.indent(root)
         return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def format_level(lv: LevelResult) -> str:
+    return f"{lv.status.upper() if lv.status != OK else OK:<10} {lv.label}: {lv.detail}"
+
+
+def format_problem(p: FileProblem) -> str:
+    return f"{'INVALID' if p.status == INVALID else 'skipped':<10} {p.file}: {p.detail}"
 
 
 # -- finding files -------------------------------------------------------------------------------

@@ -265,11 +265,11 @@ def verify_levels(
     """
     import os
 
-    from llkgen.ci_verify import report_json, verify_paths, write_junit
+    from llkgen.ci_verify import format_level, format_problem, report_json, verify_paths, write_junit
 
     def show(res) -> None:
         if not as_json:
-            typer.echo(f"{res.status.upper() if res.status != 'ok' else 'ok':<10} {res.label}: {res.detail}")
+            typer.echo(format_level(res))
 
     report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show)
     if junit is not None:
@@ -278,8 +278,7 @@ def verify_levels(
         typer.echo(report_json(report), nl=False)
     else:
         for p in report.problems:
-            tag = "INVALID" if p.status == "invalid" else "skipped"
-            typer.echo(f"{tag:<10} {p.file}: {p.detail}")
+            typer.echo(format_problem(p))
         typer.echo(report.summary())
     raise typer.Exit(report.exit_code)
 

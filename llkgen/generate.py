@@ -213,7 +213,9 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
                 raise InternalError(
                     f"level {index + 1} (seed {seed}): the constructive order does not replay: {check.describe()}"
                 )
-        verdict = verify(board, rules, budget)
+        # The construction order only steers the search (it tries those moves first); the
+        # verdict and the exported witness are still the verifier's own, replayed.
+        verdict = verify(board, rules, budget, hint=order)
         if verdict.status != SOLVABLE:
             if order is not None and verdict.status != UNKNOWN:
                 raise InternalError(

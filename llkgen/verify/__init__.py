@@ -65,16 +65,24 @@ def root_lock(board: Board, rules: Rules) -> list[tuple[int, int]]:
 
 
 def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
-           engine: str = "auto") -> Verdict:
+           engine: str = "auto", hint: list | None = None) -> Verdict:
     """Decide whether ``board`` can be cleared under ``rules`` within ``budget``.
 
     Returns SOLVABLE only with a witness that ``replay`` accepts, UNSOLVABLE only with a sound
     proof, UNKNOWN naming the exhausted budget. ``engine`` is ``auto`` (the portfolio),
-    ``search`` (the exact search alone) or ``baseline`` (plain DFS with a dead-board table)."""
+    ``search`` (the exact search alone) or ``baseline`` (plain DFS with a dead-board table).
+
+    ``hint`` is an optional removal order ``[((r1, c1), (r2, c2)), ...]`` believed to clear
+    the board (a generator's construction). The searches try its moves first, so a correct
+    hint is found without backtracking; it is a move-ordering hint only: the verdict still
+    comes from the search and the witness from the referee."""
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
     start = time.perf_counter()
     stats: dict = {"nodes": 0}
+    w = board.cols + 2 * PAD
+    prefer = [(to_padded(tuple(a), w), to_padded(tuple(b), w)) for a, b in (hint or [])
+              if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
     if board.is_cleared():
         stats["stage"] = "trivial"
         return _finish(board, rules, SOLVABLE, [], "the board has no tiles", None, stats, start)
@@ -105,7 +113,7 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
         if budget.nodes is not None:
             dive_nodes = min(dive_nodes, budget.nodes)
         dive = PairingSearch(board, rules, Budget(nodes=dive_nodes, seconds=budget.seconds), start=start,
-                             lock=False, probe=False)
+                             lock=False, probe=False, prefer=prefer)
         try:
             order = dive.search()
         except OutOfBudget:
@@ -125,10 +133,10 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
         solver = MoveSearch(board, rules, budget, ordered=False, start=start)
         stage = "baseline-search"
     elif rules.gravity == "none":
-        solver = PairingSearch(board, rules, budget, start=start)
+        solver = PairingSearch(board, rules, budget, start=start, prefer=prefer)
         stage = "pairing-search"
     else:
-        solver = MoveSearch(board, rules, budget, ordered=True, start=start)
+        solver = MoveSearch(board, rules, budget, ordered=True, start=start, prefer=hint)
         stage = "move-search"
     stats["stage"] = stage
     old_limit = sys.getrecursionlimit()

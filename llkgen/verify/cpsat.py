@@ -74,6 +74,8 @@ from ortools.sat.python import cp_model
 
 from llkgen.board import WALL, Board, Cell, Rules
 from llkgen.path import PAD, from_padded, padded, to_padded
+from llkgen.verify.lock import locked_tiles
+from llkgen.verify.regions import Regions
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget
 
 __all__ = ["build_model", "solve_model", "solve_cpsat", "pair_shapes", "CpsatHandles",
@@ -168,7 +170,37 @@ def pair_shapes(g: Sequence[int], w: int, pa: int, pb: int,
     return minimal
 
 
-def build_model(board: Board, rules: Rules, *,
+def _probe_pairs(g: Sequence[int], w: int, pos: Sequence[int], pairs: Sequence[Pair]) -> list[int]:
+    """Indices of the ``pairs`` that survive lock probing, in order.
+
+    Pair ``P = (i, j)`` is dropped when the lock test (:mod:`llkgen.verify.lock`) locks some
+    tile once ``i`` and ``j`` may only pair with each other and no other tile may pair with
+    them. The lock test is sound for any partner restriction that every real solution of the
+    branch obeys, and every solution that uses ``P`` obeys this one; so no solution uses ``P``.
+    Dropped pairs leave the partner lists of later probes, which stays sound for the same
+    reason (no solution uses them); passes repeat until nothing changes."""
+    alive = list(pos)
+    regions = Regions(g, w)
+    live = list(range(len(pairs)))
+    changed = True
+    while changed:
+        changed = False
+        for k in list(live):
+            partners: dict[int, list[int]] = {p: [] for p in pos}
+            i, j = pairs[k]
+            for m in live:
+                a, b = pairs[m]
+                if m != k and (a in (i, j) or b in (i, j)):
+                    continue
+                partners[pos[a]].append(pos[b])
+                partners[pos[b]].append(pos[a])
+            if locked_tiles(g, w, alive, partners, regions):
+                live.remove(k)
+                changed = True
+    return live
+
+
+def build_model(board: Board, rules: Rules, *, probe: bool = True,
                 hint: Sequence[tuple[Cell, Cell]] | None = None) -> tuple[cp_model.CpModel, CpsatHandles]:
     """The exact elimination-order model of ``board`` (see the module docstring), and the
     handles to decode it. ``hint``, a removal order (full or a prefix), becomes solution hints:
@@ -201,6 +233,12 @@ def build_model(board: Board, rules: Rules, *,
     order = sorted(range(len(pairs)), key=lambda k: pairs[k])
     pairs = [pairs[k] for k in order]
     shapes = [shapes[k] for k in order]
+    probed_out = 0
+    if probe:
+        keep = _probe_pairs(g, w, pos, pairs)
+        probed_out = len(pairs) - len(keep)
+        pairs = [pairs[k] for k in keep]
+        shapes = [shapes[k] for k in keep]
 
     x = [model.new_bool_var(f"x{i}_{j}") for i, j in pairs]
     incident: list[list[int]] = [[] for _ in range(n)]
@@ -237,20 +275,24 @@ def build_model(board: Board, rules: Rules, *,
             for y in sorted(s - must):
                 model.add_implication(lit, before[y])
 
-    # Two-cycle cuts between pairs whose mandatory sets hit each other.
+    # Two-cycle cuts: P is *blocked by* Q when every shape of P crosses a tile of Q; two pairs
+    # blocked by each other can never both be played (whichever goes first is blocked).
     cuts = 0
-    pairs_of_tile_mandatory: dict[int, list[int]] = {}
-    for k, must in enumerate(mandatory):
-        for y in must:
-            pairs_of_tile_mandatory.setdefault(y, []).append(k)
-    for k, (i, j) in enumerate(pairs):
-        # pairs Q that must wait for tile i or j of P ...
-        waiting = sorted(set(pairs_of_tile_mandatory.get(i, [])) | set(pairs_of_tile_mandatory.get(j, [])))
-        for q in waiting:
-            if q <= k:
-                continue
+    blocked_by: list[set[int]] = []
+    for k, sh in enumerate(shapes):
+        near: set[int] = set()
+        if sh[0]:
+            for y in sorted(frozenset.union(*sh)):
+                near.update(incident[y])
+        blockers = set()
+        for q in sorted(near):
             qi, qj = pairs[q]
-            if qi in mandatory[k] or qj in mandatory[k]:  # ... while P must wait for Q
+            if all(qi in s or qj in s for s in sh):
+                blockers.add(q)
+        blocked_by.append(blockers)
+    for k in range(len(pairs)):
+        for q in sorted(blocked_by[k]):
+            if q > k and k in blocked_by[q]:
                 model.add_bool_or([x[k].Not(), x[q].Not()])
                 cuts += 1
 
@@ -270,7 +312,7 @@ def build_model(board: Board, rules: Rules, *,
 
     handles = CpsatHandles(cells, pairs, x, t, shapes, {
         "tiles": n, "pairs": len(pairs), "shapes": sum(len(s) for s in shapes),
-        "precedences": precedence_count, "cycle_cuts": cuts,
+        "precedences": precedence_count, "cycle_cuts": cuts, "probed_out": probed_out,
     })
     return model, handles
 

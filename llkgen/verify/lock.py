@@ -31,7 +31,8 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
                  hint: Sequence[tuple[int, int, tuple[int, ...]]] = (), order: list | None = None) -> list[int]:
     """Padded indices of the tiles the relaxation cannot delete (empty list: no proof).
 
-    ``regions``, if given, must describe the empty regions of ``g``; it is copied, not changed.
+    ``regions``, if given, must describe the empty regions of ``g``; it is copied, not changed
+    (and only used when there is no hint).
     The region filter (see :mod:`llkgen.verify.regions`) skips the path test for tiles that
     share no empty region with any partner, which is most of a full board.
 
@@ -42,10 +43,8 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
     same as without a hint; only the cost changes: most children need no path test at all.
     ``order``, if given, receives this run's deletion order for the children."""
     rg = list(g)
-    if regions is None:
-        regions = Regions(rg, w)
-    parent = list(regions.parent)
-    size = list(regions.size)
+    parent: list[int] = []
+    size: list[int] = []
 
     def find(p: int) -> int:
         while parent[p] != p:
@@ -57,6 +56,8 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
 
     def delete(p: int) -> None:
         rg[p] = 0
+        if not parent:  # regions are only built for the passes below
+            return
         for q in (p - 1, p + 1, p - w, p + w):
             if rg[q] == 0:
                 a, b = find(p), find(q)
@@ -95,18 +96,17 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
 
         missing: set[int] = set()
 
-        def retry_missing() -> None:
-            for m in sorted(missing):
-                for q2 in partners[m]:
-                    found = find_link(rg, w, m, q2)
-                    if found:
-                        delete(m)
-                        order.append((m, q2, found))
-                        missing.discard(m)
-                        r, c = divmod(m, w)
-                        miss_rows[r].remove(c)
-                        miss_cols[c].remove(r)
-                        break
+        def retry(m: int) -> None:
+            for q2 in partners[m]:
+                found = find_link(rg, w, m, q2)
+                if found:
+                    delete(m)
+                    order.append((m, q2, found))
+                    missing.discard(m)
+                    r, c = divmod(m, w)
+                    miss_rows[r].remove(c)
+                    miss_cols[c].remove(r)
+                    return
 
         since_retry = 0
         for p, q, corners in hint:
@@ -131,13 +131,23 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
                     continue
             # A missing tile may become deletable as the board opens; every few deletions,
             # try again, so that one failed step does not force path tests on all later ones.
+            # (Retrying only when the emptied cell lies in the tile's row or column band with
+            # a partner was measured: it retried more often, as those bands are wide.)
             since_retry += 1
             if missing and since_retry >= 4:
                 since_retry = 0
-                retry_missing()
+                for m in sorted(missing):
+                    retry(m)
         remaining = [p for p in alive if rg[p] > 0]
     else:
         remaining = list(alive)
+    if remaining:
+        # The passes need the empty regions of the relaxed board. The replay above does not,
+        # so they are built only now: most hinted runs delete everything and never get here.
+        if regions is None or hint:
+            regions = Regions(rg, w)
+        parent[:] = regions.parent
+        size[:] = regions.size
     changed = True
     while changed and remaining:
         changed = False

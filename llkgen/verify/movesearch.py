@@ -29,7 +29,7 @@ Pair = tuple[int, int]
 
 class MoveSearch:
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, ordered: bool = True,
-                 start: float | None = None):
+                 start: float | None = None, prefer: list | None = None):
         self.rows, self.cols = board.rows, board.cols
         self.w = board.cols + 2 * PAD
         self.g = padded(board, rules)
@@ -49,6 +49,10 @@ class MoveSearch:
         self.deadline = None if budget.seconds is None else self.start + budget.seconds
         self.path: list[Pair] = []
         self._rank = self._edge_rank()
+        # A removal order to try first (move-ordering hint; cells as at each step). Followed
+        # while the search's path is still a prefix of it.
+        self.prefer = [tuple(sorted((to_padded(tuple(a), self.w), to_padded(tuple(b), self.w))))
+                       for a, b in (prefer or [])]
 
     def _edge_rank(self) -> dict[int, int]:
         """Distance of each cell from the side the ordering prefers to clear first."""
@@ -89,7 +93,12 @@ class MoveSearch:
             out.sort(key=lambda m: (m[0] != 2, rank[m[1]] + rank[m[2]], m[1], m[2]))
         else:
             out.sort(key=lambda m: (m[1], m[2]))
-        return [(p, q) for _, p, q in out]
+        moves = [(p, q) for _, p, q in out]
+        depth = len(self.path)
+        if depth < len(self.prefer) and self.path == self.prefer[:depth] and self.prefer[depth] in moves:
+            moves.remove(self.prefer[depth])
+            moves.insert(0, self.prefer[depth])
+        return moves
 
     def _tick(self) -> None:
         self.nodes += 1

@@ -72,7 +72,7 @@ def _patterns(n: int) -> list[Pairing]:
 
 class PairingSearch:
     def __init__(self, board: Board, rules: Rules, budget: Budget, start: float | None = None,
-                 *, lock: bool = True, probe: bool = True):
+                 *, lock: bool = True, probe: bool = True, prefer: Sequence[Pair] = ()):
         assert rules.gravity == "none", "the pairing search is only sound without gravity"
         self.w = board.cols + 2 * PAD
         self.g = padded(board, rules)
@@ -104,6 +104,9 @@ class PairingSearch:
         # where it cut the hardest unsolvable boards from 1392 / 5551 / 10752 nodes (4 / 14 /
         # 31 CPU s) to 226 / 330 / 250 nodes (4 / 16 / 5 s).
         self.probe_root = probe
+        # Pairs to branch on first, in this order (e.g. a generator's construction order):
+        # a move-ordering hint only, it never changes the verdict.
+        self.prefer = {tuple(sorted(pr)): i for i, pr in enumerate(prefer)}
 
     # -- board changes with undo ----------------------------------------------------------------
     def _remove(self, p: int, q: int) -> None:
@@ -245,15 +248,20 @@ class PairingSearch:
                 progress = progress or played
         return True
 
-    def locked(self, hint: Sequence[Pair], order: list) -> list[int]:
+    def partner_map(self) -> tuple[list[int], dict[int, list[int]]]:
+        """Alive tiles, and for each the alive tiles of its type it may still pair with."""
         fb = self.forbidden
-        partners: dict[int, Sequence[int]] = {}
+        partners: dict[int, list[int]] = {}
         alive: list[int] = []
         for t in self.types:
             tiles = self.alive(t)
             for p in tiles:
                 alive.append(p)
                 partners[p] = [q for q in tiles if q != p and (min(p, q), max(p, q)) not in fb]
+        return alive, partners
+
+    def locked(self, hint: Sequence[Pair], order: list) -> list[int]:
+        alive, partners = self.partner_map()
         return locked_tiles(self.g, self.w, alive, partners, self.regions, hint, order)
 
     def probe(self, hint: Sequence) -> bool:
@@ -266,6 +274,7 @@ class PairingSearch:
         fb = self.forbidden
         forbade = False
         used = {p: q for p, q, _ in hint}
+        alive, partners = self.partner_map()
         for t in self.types:
             tiles = self.alive(t)
             if len(tiles) < 4 or len(tiles) > MAX_MATCHING_TILES:
@@ -283,10 +292,11 @@ class PairingSearch:
                 if all(used.get(p) == mate[p] for p in tiles):
                     alive_pairings.append(pairing)
                     continue
-                extra = [pr for pr in all_pairs if pr not in pairing and pr not in fb]
-                fb.update(extra)
-                dead = bool(self.locked(hint, []))
-                fb.difference_update(extra)
+                self._tick_clock()
+                saved = {p: partners[p] for p in tiles}
+                partners.update((p, [mate[p]]) for p in tiles)
+                dead = bool(locked_tiles(self.g, self.w, alive, partners, self.regions, hint, []))
+                partners.update(saved)
                 if not dead:
                     alive_pairings.append(pairing)
             for pr in all_pairs:
@@ -303,8 +313,9 @@ class PairingSearch:
     def choose(self) -> Pair | None:
         """The linkable, non-forbidden pair to branch on, or None when there is none.
 
-        Order (a heuristic: it changes speed, never the verdict): types with the fewest tiles
-        left, then with the fewest admissible pairings (a type already half decided by
+        Order (a heuristic: it changes speed, never the verdict): pairs of the ``prefer`` hint
+        first, in its order; then types with the fewest tiles left, then with the fewest
+        admissible pairings (a type already half decided by
         forbidden pairs is finished first), then board order."""
         fb = self.forbidden
         best = None
@@ -320,12 +331,16 @@ class PairingSearch:
                         continue
                     if admissible is None:
                         admissible = len(self.admissible(tiles)) if n <= MAX_MATCHING_TILES else 0
-                    score = (n, admissible, p, q)
+                    score = (self.prefer.get((p, q), len(self.prefer)), n, admissible, p, q)
                     if best is None or score < best:
                         best = score
         return None if best is None else (best[-2], best[-1])
 
     # -- search ---------------------------------------------------------------------------------
+    def _tick_clock(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfBudget("seconds")
+
     def _tick(self) -> None:
         self.nodes += 1
         if self.budget.nodes is not None and self.nodes > self.budget.nodes:

@@ -1,0 +1,136 @@
+"""``llkgen make``: the real command, its overrides, its errors, determinism across --jobs, and
+that the shipped easy spec really yields easier levels than the hard one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from statistics import mean
+
+import pytest
+
+from llkgen.generate import generate_pack
+from llkgen.spec import load_spec
+from test_export import validator
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+SPEC = """\
+name: tiny            # a small spec so the command runs in a blink
+seed: 3
+count: 4
+board: {rows: 4, cols: 6}
+tiles: {types: 6, copies: 4}
+generator: {strategy: shuffle, max_attempts: 50}
+difficulty: {initial_moves: [2, null], playthroughs: 8}
+verify: {nodes: 20000}
+export: {path: out/tiny.json}
+"""
+
+
+def llkgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "llkgen", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("make")
+    (tmp / "tiny.yaml").write_text(SPEC, "utf-8")
+    (tmp / "typo.yaml").write_text(SPEC.replace("cols: 6", "colls: 6"), "utf-8")
+    (tmp / "impossible.yaml").write_text(
+        SPEC.replace("initial_moves: [2, null]", "initial_moves: [500, null]")
+        .replace("max_attempts: 50", "max_attempts: 7"), "utf-8")
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def runs(work):
+    """Every command of this module, run concurrently once (each start-up costs ~0.5 s)."""
+    commands = {
+        "jobs1": ("make", "--config", "tiny.yaml", "--jobs", "1"),
+        "jobs2": ("make", "--config", "tiny.yaml", "--jobs", "2", "--out", "j2.json"),
+        "override": ("make", "--config", "tiny.yaml", "--count", "2", "--seed", "99", "--out", "sub/o.json", "--jobs", "1"),
+        "typo": ("make", "--config", "typo.yaml"),
+        "missing": ("make", "--config", "nope.yaml"),
+        "count0": ("make", "--config", "tiny.yaml", "--count", "0"),
+        "noconfig": ("make",),
+    }
+    with ThreadPoolExecutor(4) as pool:
+        futures = {k: pool.submit(llkgen, *args, cwd=work) for k, args in commands.items()}
+        return {k: f.result() for k, f in futures.items()}
+
+
+def test_same_bytes_at_any_jobs(work, runs):
+    for k in ("jobs1", "jobs2"):
+        assert runs[k].returncode == 0, runs[k].stderr
+    data = (work / "out" / "tiny.json").read_bytes()  # the spec's export.path
+    assert data == (work / "j2.json").read_bytes()
+    assert json.loads(data)["name"] == "tiny"
+    validator("pack").validate(json.loads(data))
+
+
+def test_output_lines_and_no_progress_bar_off_a_terminal(runs):
+    r = runs["jobs2"]
+    lines = r.stdout.splitlines()
+    assert len(lines) == 5
+    assert lines[0].startswith("level   1  initial_moves")
+    assert lines[-1].startswith("wrote 4 certified levels to j2.json (pack seed 3, shuffle,")
+    assert r.stderr == ""
+
+
+def test_overrides(work, runs):
+    assert runs["override"].returncode == 0, runs["override"].stderr
+    obj = json.loads((work / "sub" / "o.json").read_text("utf-8"))
+    assert obj["seed"] == 99 and len(obj["levels"]) == 2
+    validator("pack").validate(obj)
+
+
+def test_bad_input_is_one_error_line(runs):
+    expected = {
+        "typo": 'Error: typo.yaml:4: unknown key "colls" at board.colls: did you mean "cols"?',
+        "missing": "Error: nope.yaml: cannot read spec",
+        "count0": "Error: --count: expected an integer in 1..10000, found 0",
+    }
+    for key, start in expected.items():
+        r = runs[key]
+        assert r.returncode == 1, (key, r.stderr)
+        assert r.stderr.startswith(start), (key, r.stderr)
+        assert "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1
+    assert runs["noconfig"].returncode == 2 and "--config" in runs["noconfig"].stderr
+
+
+def test_giving_up_explains_and_keeps_the_previous_pack(work, runs):
+    assert runs["jobs2"].returncode == 0
+    before = (work / "j2.json").read_bytes()
+    r = llkgen("make", "--config", "impossible.yaml", "--out", "j2.json", cwd=work)
+    assert r.returncode == 1
+    assert r.stderr.startswith("Error: impossible.yaml: level ")
+    assert "no shuffle board was accepted in 7 attempts: 0 proved unsolvable, 0 unknown" in r.stderr
+    assert "7 outside the difficulty range (initial_moves not in [500, null]: 7)" in r.stderr
+    assert (work / "j2.json").read_bytes() == before
+
+
+def test_made_pack_passes_verify(work, runs):
+    r = llkgen("verify", "j2.json", "--jobs", "1", cwd=work)
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.splitlines()[-1] == "4 levels in 1 file: 4 certified, 0 unsolvable, 0 unknown, 0 failed (exit 0)"
+
+
+def test_easy_spec_yields_easier_levels_than_hard_spec():
+    # The shipped specs with small counts. The hard seed is fixed to one whose first levels
+    # need little verifier effort, only to keep this test fast.
+    easy = generate_pack(load_spec(CONFIGS / "easy.yaml").with_overrides(count=3), jobs=1)
+    hard = generate_pack(load_spec(CONFIGS / "hard.yaml").with_overrides(count=2, seed=5), jobs=1)
+
+    def avg(levels, metric, per_pair=False):
+        return mean(lv.metrics[metric] / (lv.board.tile_count / 2 if per_pair else 1) for lv in levels)
+
+    assert avg(easy, "random_clear_rate") > avg(hard, "random_clear_rate")
+    assert avg(easy, "random_clear_rate") >= 0.5 and avg(hard, "random_clear_rate") <= 0.3
+    # Hard boards are bigger, so compare the choice per remaining pair, not the raw count.
+    assert avg(easy, "initial_moves", per_pair=True) > avg(hard, "initial_moves", per_pair=True)
+    assert avg(easy, "verify_nodes") < avg(hard, "verify_nodes")
