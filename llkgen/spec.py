@@ -26,16 +26,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NoReturn, Sequence
 
-import yaml
-
 from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Rules
 from llkgen.errors import SpecError
+from llkgen.strictyaml import KeyPath, KeyIndex, ListIndex, describe, fmt_path, load_yaml, quote
 
 __all__ = [
     "BoardSpec",
@@ -201,19 +199,19 @@ class Spec:
         if count is not None:
             if not _is_int(count) or not 1 <= count <= MAX_COUNT:
                 raise SpecError(
-                    f"--count: expected an integer in 1..{MAX_COUNT}, found {_describe(count)}"
+                    f"--count: expected an integer in 1..{MAX_COUNT}, found {describe(count)}"
                 )
             spec = dataclasses.replace(spec, count=count)
         if seed is not None:
             if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
                 raise SpecError(
-                    f"--seed: expected an integer in 0..{MAX_SEED}, found {_describe(seed)}"
+                    f"--seed: expected an integer in 0..{MAX_SEED}, found {describe(seed)}"
                 )
             spec = dataclasses.replace(spec, seed=seed)
         if out is not None:
             path = os.fspath(out)
             if not isinstance(path, str) or not path or "\0" in path:
-                raise SpecError(f"--out: expected a non-empty file path, found {_describe(path)}")
+                raise SpecError(f"--out: expected a non-empty file path, found {describe(path)}")
             spec = dataclasses.replace(spec, export=dataclasses.replace(spec.export, path=path))
         return spec
 
@@ -244,203 +242,6 @@ class Spec:
         }
 
 
-# --------------------------------------------------------------------------- YAML loading
-
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-#: A key path such as ("difficulty", "initial_moves", _ListIndex(0)).
-KeyPath = tuple
-
-
-class _ListIndex(int):
-    """A list index inside a key path: formats as ``[i]``, while a mapping key ``3`` formats as
-    ``.3``. Hashes and compares as the int."""
-
-
-class _Index:
-    """Where each key path sits in the source, so messages can cite line numbers."""
-
-    def __init__(self) -> None:
-        self.key_nodes: dict[KeyPath, yaml.Node] = {}
-        self.value_nodes: dict[KeyPath, yaml.Node] = {}
-        self.path_of: dict[int, KeyPath] = {}
-
-    def line(self, path: KeyPath) -> int | None:
-        node = self.key_nodes.get(path) or self.value_nodes.get(path)
-        return None if node is None else node.start_mark.line + 1
-
-
-#: A spec nests at most four levels (tiles.distribution.<id>, difficulty.<metric>[i]). The cap
-#: matters: PyYAML's scanner is quadratic in the depth of "[" / "{" nesting, and its composer is
-#: recursive, so without it "[" * 100000 costs seconds before failing with RecursionError.
-_MAX_DEPTH = 32
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that rejects a key repeated within one mapping and nesting deeper
-    than :data:`_MAX_DEPTH`."""
-
-    key_index: _Index  # (PyYAML already uses "index" for the reader position)
-    _depth = 0
-
-    def fetch_flow_collection_start(self, TokenClass):
-        if self.flow_level >= _MAX_DEPTH:
-            raise yaml.scanner.ScannerError(
-                None, None, f"nested more than {_MAX_DEPTH} levels deep", self.get_mark()
-            )
-        super().fetch_flow_collection_start(TokenClass)
-
-    def compose_node(self, parent, index):
-        if self._depth >= _MAX_DEPTH:
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                f"nested more than {_MAX_DEPTH} levels deep",
-                self.peek_event().start_mark,
-            )
-        self._depth += 1
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[Any, yaml.Node] = {}
-            for key_node, _ in node.value:
-                # Keys brought in by "<<" merges may legitimately be overridden, so only the
-                # keys written in this mapping are compared.
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
-                    continue
-                key = self.construct_object(key_node)
-                if not _hashable(key):
-                    continue  # the base class reports it
-                first = seen.get(key)
-                if first is not None:
-                    path = self.key_index.path_of.get(id(node), ()) + (key,)
-                    raise _DuplicateKey(path, key_node, first)
-                seen[key] = key_node
-        return super().construct_mapping(node, deep=deep)
-
-
-def _guarded(tag: str):
-    """Wrap PyYAML's constructor for a scalar ``tag``. Those constructors assume text their
-    resolver matched, but an explicit tag skips the resolver: ``!!int ""`` raises IndexError,
-    ``!!bool ""`` KeyError, ``!!timestamp x`` AttributeError. Each becomes a ConstructorError
-    at the node, so it is reported like any other YAML error."""
-    base = yaml.SafeLoader.yaml_constructors[tag]
-
-    def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-        try:
-            return base(loader, node)
-        except yaml.YAMLError:
-            raise
-        except Exception as e:
-            detail = f": {e}" if isinstance(e, ValueError) else ""
-            value = node.value if isinstance(node.value, str) else ""
-            raise yaml.constructor.ConstructorError(
-                None,
-                None,
-                f"cannot read {_q(value)} as {tag.rsplit(':', 1)[-1]}{detail}",
-                node.start_mark,
-            ) from None
-
-    return construct
-
-
-for _tag in ("null", "bool", "int", "float", "binary", "timestamp", "str"):
-    _StrictLoader.add_constructor(
-        f"tag:yaml.org,2002:{_tag}", _guarded(f"tag:yaml.org,2002:{_tag}")
-    )
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, path: KeyPath, node: yaml.Node, first: yaml.Node) -> None:
-        super().__init__(path)
-        self.path, self.node, self.first = path, node, first
-
-
-def _index_nodes(loader: _StrictLoader, root: yaml.Node) -> _Index:
-    """Record the path of every node. Iterative and visits each node once, so deep nesting,
-    aliases and recursive documents cost linear time."""
-    index = _Index()
-    stack: list[tuple[yaml.Node, KeyPath]] = [(root, ())]
-    while stack:
-        node, path = stack.pop()
-        if id(node) in index.path_of:
-            continue
-        index.path_of[id(node)] = path
-        index.value_nodes.setdefault(path, node)
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend((child, path + (_ListIndex(i),)) for i, child in enumerate(node.value))
-        elif isinstance(node, yaml.MappingNode):
-            merged: list[yaml.Node] = []
-            for key_node, value_node in node.value:
-                if key_node.tag == _MERGE_TAG:
-                    merged.append(value_node)
-                elif isinstance(key_node, yaml.ScalarNode):
-                    # A tagged scalar can still build an unhashable key ("!!seq x: 1"); the
-                    # constructor reports it, the index just skips it.
-                    key = loader.construct_object(key_node)
-                    if _hashable(key):
-                        index.key_nodes.setdefault(path + (key,), key_node)
-                        stack.append((value_node, path + (key,)))
-            # Keys brought in by "<<" cite the line where they are written (in the anchored
-            # mapping); explicit keys, recorded above, win as they do in the data.
-            for source in merged:
-                for m in source.value if isinstance(source, yaml.SequenceNode) else [source]:
-                    if isinstance(m, yaml.MappingNode):
-                        for key_node, _ in m.value:
-                            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:
-                                key = loader.construct_object(key_node)
-                                if _hashable(key):
-                                    index.key_nodes.setdefault(path + (key,), key_node)
-    return index
-
-
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
-
-
-def _load_yaml(text: str, source: str) -> tuple[Any, _Index]:
-    try:
-        # The reader rejects non-printable characters already in the constructor.
-        loader = _StrictLoader(text)
-    except yaml.reader.ReaderError as e:
-        line = text.count("\n", 0, e.position) + 1
-        raise SpecError(
-            f"{source}:{line}: invalid YAML: {e.reason} (character U+{e.character:04X})"
-        ) from None
-    try:
-        loader.key_index = _Index()
-        root = loader.get_single_node()
-        if root is None:
-            return None, loader.key_index
-        loader.key_index = _index_nodes(loader, root)
-        return loader.construct_document(root), loader.key_index
-    except _DuplicateKey as e:
-        raise SpecError(
-            f"{source}:{e.node.start_mark.line + 1}: duplicate key {_q(e.path[-1])} at "
-            f"{_fmt_path(e.path)} (first written on line {e.first.start_mark.line + 1})"
-        ) from None
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
-        problem = e.problem or e.context or "unreadable document"
-        if e.problem and e.context:
-            problem += f" ({e.context})"
-        raise SpecError(f"{where}: invalid YAML: {problem}") from None
-    except yaml.YAMLError as e:
-        raise SpecError(f"{source}: invalid YAML: {e}") from None
-    except RecursionError:  # a safety net: _MAX_DEPTH should stop nesting long before
-        raise SpecError(f"{source}: invalid YAML: nested too deeply") from None
-    finally:
-        loader.dispose()
-
-
 # --------------------------------------------------------------------------- validation helpers
 
 _MISSING = object()
@@ -454,48 +255,8 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _q(v: Any) -> str:
-    """Quote a key or string for a message: ``"cols"``; non-strings as found."""
-    if isinstance(v, str):
-        s = v if len(v) <= 40 else v[:40] + "..."
-        return json.dumps(s, ensure_ascii=False)
-    return _describe(v)
-
-
-def _describe(v: Any) -> str:
-    """A short, bounded description of a found value. Never reprs containers: an aliased YAML
-    document can be exponentially large when printed."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v) if abs(v) < 10**30 else "a very large integer"
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, str):
-        return _q(v)
-    if isinstance(v, dict):
-        return "a mapping"
-    if isinstance(v, list):
-        return "a list"
-    return f"a {type(v).__name__}"
-
-
-def _fmt_path(path: KeyPath) -> str:
-    """``board.layout``, ``difficulty.initial_moves[0]``, ``tiles.distribution.3``."""
-    out = ""
-    for part in path:
-        if isinstance(part, _ListIndex):
-            out += f"[{int(part)}]"
-            continue
-        seg = part if isinstance(part, str) and re.fullmatch(r"[\w.-]+", part) else _q(part)
-        out += f".{seg}" if out else seg
-    return out or "top level"
-
-
 class _Checker:
-    def __init__(self, source: str, index: _Index) -> None:
+    def __init__(self, source: str, index: KeyIndex) -> None:
         self.source = source
         self.index = index
 
@@ -510,7 +271,7 @@ class _Checker:
         return self.source
 
     def fail(self, path: KeyPath, message: str) -> NoReturn:
-        raise SpecError(f"{self._where(path)}: {_fmt_path(path)}: {message}")
+        raise SpecError(f"{self._where(path)}: {fmt_path(path)}: {message}")
 
     def fail_at(self, path: KeyPath, message: str) -> NoReturn:
         """Like :meth:`fail` without repeating the path (the message already cites it)."""
@@ -520,7 +281,7 @@ class _Checker:
         hint = ""
         if isinstance(found, bool) and ("one of" in what or "string" in what or "name" in what):
             hint = " (YAML reads yes/no/on/off as booleans: quote the value)"
-        self.fail(path, f"expected {what}, found {_describe(found)}{hint}")
+        self.fail(path, f"expected {what}, found {describe(found)}{hint}")
 
     def section(
         self,
@@ -540,15 +301,15 @@ class _Checker:
                 child = path + (key,)
                 close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
                 advice = (
-                    f"did you mean {_q(close[0])}?"
+                    f"did you mean {quote(close[0])}?"
                     if close
-                    else "expected one of " + ", ".join(map(_q, keys))
+                    else "expected one of " + ", ".join(map(quote, keys))
                 )
-                self.fail_at(child, f"unknown key {_q(key)} at {_fmt_path(child)}: {advice}")
+                self.fail_at(child, f"unknown key {quote(key)} at {fmt_path(child)}: {advice}")
         for key in required:
             if key not in value:
-                where = _fmt_path(path) if path else "the top level"
-                self.fail_at(path, f"missing required key {_q(key)} in {where}")
+                where = fmt_path(path) if path else "the top level"
+                self.fail_at(path, f"missing required key {quote(key)} in {where}")
         return value
 
     def integer(
@@ -575,7 +336,7 @@ class _Checker:
                 if close:
                     self.fail(
                         path + (key,),
-                        f"expected {what}, found {_q(v)}: did you mean {_q(close[0])}?",
+                        f"expected {what}, found {quote(v)}: did you mean {quote(close[0])}?",
                     )
             self.expected(path + (key,), what, v)
         return v
@@ -638,13 +399,13 @@ def _check_board(ck: _Checker, value: Any) -> BoardSpec:
         if len(line) != cols:
             raise SpecError(
                 f"{where(r)}: board.layout row {r}: expected {cols} characters (board.cols), "
-                f"found {len(line)} in {_q(line)}"
+                f"found {len(line)} in {quote(line)}"
             )
         for c, ch in enumerate(line):
             if ch not in (LAYOUT_TILE, LAYOUT_EMPTY, LAYOUT_WALL):
                 raise SpecError(
                     f'{where(r)}: board.layout row {r}, col {c} (0-based): expected "#" (tile cell), '
-                    f'"." (empty) or "X" (wall), found {_q(ch)}'
+                    f'"." (empty) or "X" (wall), found {quote(ch)}'
                 )
     return BoardSpec(rows, cols, tuple(lines))
 
@@ -686,7 +447,7 @@ def _check_tiles(ck: _Checker, value: Any, tile_cells: int, cells_desc: str) -> 
             if not _is_int(tid) or not 1 <= tid <= MAX_TYPE:
                 ck.fail_at(
                     kpath,
-                    f"{_fmt_path(dpath)}: expected type ids in 1..{MAX_TYPE}, found key {_describe(key)}",
+                    f"{fmt_path(dpath)}: expected type ids in 1..{MAX_TYPE}, found key {describe(key)}",
                 )
             if tid in by_type:
                 ck.fail(kpath, f"type {tid} is listed twice")
@@ -739,11 +500,11 @@ def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRan
         else:
             ok = v is None or (_is_int(v) and v >= 0)
         if not ok:
-            ck.expected(mpath + (_ListIndex(i),), f"{what} or null", v)
+            ck.expected(mpath + (ListIndex(i),), f"{what} or null", v)
         bounds.append(float(v) if is_rate and v is not None else v)
     low, high = bounds
     if low is not None and high is not None and low > high:
-        ck.fail(mpath, f"expected min <= max, found [{_describe(raw[0])}, {_describe(raw[1])}]")
+        ck.fail(mpath, f"expected min <= max, found [{describe(raw[0])}, {describe(raw[1])}]")
     return MetricRange(low, high)
 
 
@@ -764,16 +525,16 @@ def _check_export(ck: _Checker, value: Any, name: str) -> ExportSpec:
     return ExportSpec(path=out, solutions=ck.boolean(m, path, "solutions", True))
 
 
-def spec_from_dict(data: Any, source: str = "<dict>", *, _index: _Index | None = None) -> Spec:
+def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None = None) -> Spec:
     """Validate already-parsed data (e.g. :meth:`Spec.to_dict` output, or JSON) into a Spec."""
-    ck = _Checker(source, _index or _Index())
+    ck = _Checker(source, _index or KeyIndex())
     if data is None:
         raise SpecError(
             f"{source}: expected a mapping of spec keys (name, board, tiles, ...), found an empty document"
         )
     if not isinstance(data, dict):
         raise SpecError(
-            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, found {_describe(data)}"
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, found {describe(data)}"
         )
     m = ck.section(data, (), _TOP_KEYS, required=("name", "board", "tiles"))
     name = m["name"]
@@ -838,12 +599,12 @@ def parse_spec(text: str | bytes, source: str = "<string>") -> Spec:
                 f"{source}: expected UTF-8 text, found byte 0x{text[e.start]:02x} at offset {e.start}"
             ) from None
     if not isinstance(text, str):
-        raise SpecError(f"{source}: expected YAML text, found {_describe(text)}")
+        raise SpecError(f"{source}: expected YAML text, found {describe(text)}")
     if len(text) > MAX_SPEC_BYTES:
         raise SpecError(
             f"{source}: expected a spec of at most {MAX_SPEC_BYTES} characters, found {len(text)}"
         )
-    data, index = _load_yaml(text, source)
+    data, index = load_yaml(text, source)
     return spec_from_dict(data, source, _index=index)
 
 
