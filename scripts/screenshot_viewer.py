@@ -1,18 +1,31 @@
 #!/usr/bin/env python3
-"""Render a pack's HTML viewer to ``docs/img/viewer.png`` and one level to
-``docs/img/sample.svg`` (with its solution strip), for the README.
+"""Make the README's pictures from packs made by ``llkgen make``: docs/img/viewer.png and docs/img/sample.svg.
 
-    python scripts/screenshot_viewer.py [PACK.json] [--level N] [--out-dir docs/img]
+    python scripts/screenshot_viewer.py                   # both, from the shipped specs
+    python scripts/screenshot_viewer.py PACK.json --level 2 --moves 5
 
-Without a pack it uses the demo pack of the render tests. Needs Playwright for Python and
-Debian's Chromium at /usr/bin/chromium (no ``playwright install``). The page is driven a
-little (a few moves and a selected tile) so the screenshot shows play, not just a board.
+Everything goes through the real command line, as a user would run it, in a temporary directory:
+
+* ``viewer.png``: ``llkgen make --config configs/shapes.yaml --count 3`` (or the given PACK),
+  then ``llkgen view``; the page is opened in headless Chromium, level ``--level`` is selected,
+  ``--moves`` moves of its certified solution are clicked, and the next move's two tiles are
+  clicked with the removal animation held, so the shot shows a game in progress with its path.
+* ``sample.svg``: ``llkgen make --config configs/viewer-demo.yaml --count 1`` (a 6 x 8 board
+  with walls and gravity), then ``llkgen render --solution``; its one solution strip is copied.
+  A small board on purpose: the strip draws the board once per step, so a 10 x 12 level's
+  strip is over half a megabyte.
+
+Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (never
+``playwright install``). The pack is deterministic (fixed spec seeds), so rerunning the script
+changes the PNG only if the viewer's look or the generator changed.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -21,69 +34,96 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from llkgen.level import load_pack  # noqa: E402
-from llkgen.render.html import write_viewer  # noqa: E402
-from llkgen.render.svg import render_level_svg  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WIDTH = 1280  # wide enough for the level list beside a 10 x 12 board with its ring
+MAX_PNG, MAX_SVG = 150_000, 300_000  # bytes; the README should stay light
 
 
-def demo_pack(tmp: Path) -> Path:
-    spec = importlib.util.spec_from_file_location("conftest_browser", ROOT / "tests" / "conftest_browser.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.make_demo_pack(tmp)
+def llkgen(*args: str, cwd: Path) -> str:
+    """Run ``python -m llkgen ARGS`` in ``cwd``; exit with its message if it fails."""
+    proc = subprocess.run([sys.executable, "-m", "llkgen", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.returncode:
+        sys.exit(f"llkgen {' '.join(args)} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    return proc.stdout
+
+
+def make_pack(config: Path, count: int, out: Path) -> Path:
+    llkgen("make", "--config", str(config), "--count", str(count), "--out", str(out), "--jobs", "1", cwd=out.parent)
+    return out
+
+
+def write_sample_svg(config: Path, level: int, tmp: Path, dest: Path) -> Path:
+    pack_path = make_pack(config, level, tmp / "sample.json")
+    llkgen("render", str(pack_path), "--out", str(tmp / "sample-svg"), "--solution", cwd=tmp)
+    lv = load_pack(pack_path).levels[level - 1]
+    shutil.copyfile(tmp / "sample-svg" / f"{lv.id}.solution.svg", dest)
+    return dest
+
+
+def screenshot_viewer(pack_path: Path, index: int, moves: int, tmp: Path, dest: Path) -> Path:
+    from playwright.sync_api import sync_playwright
+
+    level = load_pack(pack_path).levels[index]
+    solution = level.solution or []
+    html = tmp / "viewer.html"
+    llkgen("view", str(pack_path), "--out", str(html), cwd=tmp)
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+            headless=True, viewport={"width": WIDTH, "height": 1000}, device_scale_factor=1)
+        page = ctx.new_page()
+        page.goto(html.as_uri())
+        page.wait_for_selector("html[data-ready='1']", state="attached")
+        page.click(f'#level-list tbody tr[data-index="{index}"]')  # as a user picks a level
+        page.evaluate("window.llk.setAnimation(0)")
+        for a, b in solution[:moves]:
+            for r, c in (a, b):
+                page.click(f'#board [data-r="{r}"][data-c="{c}"]')
+        # The next move is clicked with the removal animation held, so its two tiles are still
+        # on the board, joined by the drawn path.
+        page.evaluate("window.llk.setAnimation(60000)")
+        for r, c in solution[moves: moves + 1][0] if len(solution) > moves else []:
+            page.click(f'#board [data-r="{r}"][data-c="{c}"]')
+        state = page.evaluate("window.llk.state()")
+        if state["index"] != index or len(state["history"]) != min(moves + 1, len(solution)):
+            sys.exit(f"the viewer did not play the moves: {state}")
+        page.mouse.move(0, 0)
+        height = page.evaluate("Math.ceil(document.querySelector('main').getBoundingClientRect().bottom) + 8")
+        page.screenshot(path=str(dest), clip={"x": 0, "y": 0, "width": WIDTH, "height": min(1000, height)})
+        ctx.close()
+    return dest
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("pack", nargs="?", type=Path, help="pack JSON (default: the test demo pack)")
-    ap.add_argument("--level", type=int, default=None,
-                    help="1-based level to show (default: the first with gravity, else 1)")
-    ap.add_argument("--moves", type=int, default=3, help="solution moves to play before the shot")
+    ap.add_argument("pack", nargs="?", type=Path, help="pack JSON for the screenshot (default: made from --config)")
+    ap.add_argument("--config", type=Path, default=ROOT / "configs" / "shapes.yaml",
+                    help="spec the screenshot's pack is made from (default: configs/shapes.yaml)")
+    ap.add_argument("--count", type=int, default=3, help="levels in that pack (default 3)")
+    ap.add_argument("--level", type=int, default=2, help="1-based level shown in the screenshot (default 2)")
+    ap.add_argument("--moves", type=int, default=6, help="solution moves played before the shot (default 6)")
+    ap.add_argument("--sample-config", type=Path, default=ROOT / "configs" / "viewer-demo.yaml",
+                    help="spec the sample SVG's level is made from (default: configs/viewer-demo.yaml)")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "img")
     args = ap.parse_args(argv)
 
-    from playwright.sync_api import sync_playwright
-
+    args.out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        pack_path = args.pack or demo_pack(tmp)
-        pack = load_pack(pack_path)
-        if args.level is None:
-            idx = next((i for i, lv in enumerate(pack.levels) if lv.rules.gravity != "none"), 0)
-        else:
-            idx = args.level - 1
-        level = pack.levels[idx]
-        args.out_dir.mkdir(parents=True, exist_ok=True)
-        (args.out_dir / "sample.svg").write_text(render_level_svg(level, solution=True), encoding="utf-8")
-
-        html = write_viewer(pack, tmp / "viewer.html")
-        with sync_playwright() as pw:
-            ctx = pw.chromium.launch_persistent_context(
-                str(tmp / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                headless=True, viewport={"width": 1180, "height": 900}, device_scale_factor=1)
-            page = ctx.new_page()
-            page.goto(html.as_uri())
-            page.wait_for_selector("html[data-ready='1']")
-            page.evaluate(f"window.llk.select({idx})")
-            page.evaluate("window.llk.setAnimation(0)")
-            for a, b in (level.solution or [])[: args.moves]:
-                for r, c in (a, b):
-                    page.click(f'#board [data-r="{r}"][data-c="{c}"]')
-            # Leave the next solution move visible: its pair drawn with the path overlay.
-            page.evaluate("window.llk.setAnimation(60000)")
-            nxt = (level.solution or [])[args.moves: args.moves + 1]
-            if nxt:
-                for r, c in nxt[0]:
-                    page.click(f'#board [data-r="{r}"][data-c="{c}"]')
-            page.mouse.move(0, 0)
-            out = args.out_dir / "viewer.png"
-            height = page.evaluate("Math.ceil(document.querySelector('main').getBoundingClientRect().bottom) + 8")
-            page.screenshot(path=str(out), clip={"x": 0, "y": 0, "width": 1180, "height": min(900, height)})
-            ctx.close()
-    print(f"wrote {out} ({out.stat().st_size} bytes) and {args.out_dir / 'sample.svg'}")
+        pack_path = args.pack.resolve() if args.pack else make_pack(args.config.resolve(), args.count, tmp / "pack.json")
+        n = len(load_pack(pack_path).levels)
+        if not 1 <= args.level <= n:
+            sys.exit(f"--level {args.level}: the pack has levels 1..{n}")
+        png = screenshot_viewer(pack_path, args.level - 1, args.moves, tmp, args.out_dir / "viewer.png")
+        svg = write_sample_svg(args.sample_config.resolve(), 1, tmp, args.out_dir / "sample.svg")
+    for path, limit in ((png, MAX_PNG), (svg, MAX_SVG)):
+        size = path.stat().st_size
+        note = "" if size <= limit else f"  WARNING: over {limit:,} bytes, too heavy for the README"
+        print(f"wrote {path} ({size:,} bytes){note}")
     return 0
 
 

@@ -1,0 +1,314 @@
+"""The viewer and the SVG renderer on packs made by the real ``llkgen make``, as a user runs them.
+
+tests/test_viewer_browser.py proves the page's rules agree with the referee on a hand-made
+pack. Here nothing is hand-made: the shipped gravity and shapes specs and
+configs/viewer-demo.yaml (walls *and* gravity) go through ``llkgen make``, ``llkgen view`` and
+``llkgen render`` as subprocesses in a temporary directory, and the page is then played by
+clicking every level's stored certified solution, comparing the page's board with
+:func:`llkgen.referee.replay` after every pair. So a change in what the generator writes
+(key order, metrics, solution format, id scheme, grid sizes) that the viewer cannot take
+shows up here even when the hand-made pack still works.
+
+Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (never
+``playwright install``); skipped with a reason when Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from llkgen.board import WALL
+from llkgen.level import Pack, load_pack
+from llkgen.path import find_path, removable_pairs
+from llkgen.referee import replay
+from llkgen.render import palette
+
+try:
+    from test_viewer_browser import CHROMIUM, CHROMIUM_ARGS, Viewer, png_pixels
+except ImportError:  # tests/ made a package
+    from tests.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS, Viewer, png_pixels
+
+ROOT = Path(__file__).resolve().parent.parent
+SVG = "{http://www.w3.org/2000/svg}"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium not installed at {CHROMIUM}"),
+]
+
+# pack name -> (spec, extra `make` arguments). Small counts keep the run short: each gravity
+# level is a full 8 x 12 board (48 moves), each shapes level 28 moves, each demo level 20.
+PACKS: dict[str, tuple[str, list[str]]] = {
+    "gravity": ("configs/gravity.yaml", ["--count", "2"]),  # gravity down, no walls
+    "shapes": ("configs/shapes.yaml", ["--count", "2"]),  # walls and empty cells, no gravity
+    "viewer-demo": ("configs/viewer-demo.yaml", []),  # walls and gravity down, 3 levels
+}
+# (pack, 0-based level) pairs whose full solution is clicked through.
+PLAYED = [("gravity", 0), ("shapes", 1), ("viewer-demo", 0), ("viewer-demo", 2)]
+
+
+def _llkgen_command() -> list[str]:
+    """The installed ``llkgen`` console script next to this interpreter, as a user types it;
+    ``python -m llkgen`` when the environment has no script (e.g. a bare checkout)."""
+    script = Path(sys.executable).parent / ("llkgen.exe" if os.name == "nt" else "llkgen")
+    if script.exists():
+        return [str(script)]
+    return [shutil.which("llkgen")] if shutil.which("llkgen") else [sys.executable, "-m", "llkgen"]
+
+
+def run_all(commands: list[list[str]], cwd: Path) -> list[subprocess.CompletedProcess]:
+    """Run ``llkgen`` with each argument list, concurrently (they are independent), and
+    return the finished processes in order. Fails the test on any non-zero exit."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    procs = [subprocess.Popen(_llkgen_command() + args, cwd=cwd, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for args in commands]
+    done = []
+    for args, p in zip(commands, procs):
+        out, err = p.communicate(timeout=180)
+        assert p.returncode == 0, f"llkgen {' '.join(args)} exited {p.returncode}:\n{out}\n{err}"
+        done.append(subprocess.CompletedProcess(args, p.returncode, out, err))
+    return done
+
+
+# -- fixtures ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding, per pack name, ``NAME.json`` (made by ``llkgen make``) and
+    ``NAME.html`` (made by ``llkgen view``)."""
+    tmp = tmp_path_factory.mktemp("generated")
+    made = run_all([["make", "--config", str(ROOT / spec), "--out", f"{name}.json", "--jobs", "1", *extra]
+                    for name, (spec, extra) in PACKS.items()], tmp)
+    for (name, (_, extra)), proc in zip(PACKS.items(), made):
+        n = len(load_pack(tmp / f"{name}.json").levels)
+        assert f"wrote {n} certified level" in proc.stdout, proc.stdout
+    viewed = run_all([["view", f"{name}.json", "--out", f"{name}.html"] for name in PACKS], tmp)
+    for name, proc in zip(PACKS, viewed):
+        assert (tmp / f"{name}.html").is_file() and "viewer written to" in proc.stdout
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def packs(work: Path) -> dict[str, Pack]:
+    return {name: load_pack(work / f"{name}.json") for name in PACKS}
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS, headless=True, viewport={"width": 1200, "height": 900})
+        yield ctx
+        ctx.close()
+
+
+@pytest.fixture
+def open_viewer(browser_context, work: Path, packs: dict[str, Pack]):
+    """``open_viewer(name)`` opens ``NAME.html`` in a new page; on teardown, the page must have
+    logged no script error and requested nothing but the file itself."""
+    opened: list[Viewer] = []
+
+    def open_(name: str) -> Viewer:
+        page = browser_context.new_page()
+        v = Viewer(page, packs[name])
+        opened.append(v)
+        page.goto((work / f"{name}.html").as_uri())
+        page.wait_for_selector("html[data-ready='1']", state="attached")
+        return v
+
+    yield open_
+    for v in opened:
+        v.page.close()
+        assert not v.errors, v.errors
+        assert all(u.startswith("file://") for u in v.requests), v.requests
+
+
+class Player:
+    """Clicks cells with the real mouse at their on-screen centres, measured once per level.
+
+    ``Viewer.click`` goes through Playwright's element actionability checks, about 0.1 s a
+    click on a busy machine; a trusted mouse click at a fixed point costs a quarter of that and
+    still goes through the browser's hit testing, so a tile hidden under the path overlay or
+    scrolled out of view would be missed exactly as a player would miss it. The board's cells
+    never move (only their contents do), so the centres stay valid for the whole level."""
+
+    def __init__(self, viewer: Viewer, index: int, anim_ms: int = 0) -> None:
+        self.v = viewer
+        self.index = index
+        self.anim_ms = anim_ms
+        viewer.select(index, anim_ms=anim_ms)
+        viewer.page.locator("#board").scroll_into_view_if_needed()
+        self.centres = {tuple(map(int, k.split(","))): xy for k, xy in viewer.page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('#board [data-r]')].map(e => {
+                   const b = e.getBoundingClientRect();
+                   return [e.dataset.r + ',' + e.dataset.c, [b.x + b.width / 2, b.y + b.height / 2]]; }))""").items()}
+        lv = viewer.pack.levels[index]
+        inside = {(r, c) for r in range(lv.board.rows) for c in range(lv.board.cols)}
+        assert inside <= set(self.centres)  # the ring's cells are drawn too when border is on
+        width, height = viewer.page.viewport_size["width"], viewer.page.viewport_size["height"]
+        assert all(0 < x < width and 0 < y < height for x, y in self.centres.values())
+
+    def click(self, cell, settle: bool = False) -> None:
+        """Click ``cell``; with ``settle``, wait until a removal's animation has finished
+        (only a pair's second click can start one)."""
+        self.v.page.mouse.click(*self.centres[tuple(cell)])
+        if settle and self.anim_ms:
+            self.v.page.wait_for_selector('#board[data-busy="0"]', state="attached")
+
+    def play(self, a, b) -> None:
+        self.click(a)
+        self.click(b, settle=True)
+
+    def assert_agrees(self, moves: list) -> None:
+        """:meth:`Viewer.assert_agrees` in one round trip to the page instead of three (the
+        same comparisons: grid, history, drawn path, tile and move counts, the board's DOM,
+        the status attribute), since it runs after every one of
+        the hundred-odd moves clicked here."""
+        v, lv = self.v, self.v.pack.levels[self.index]
+        res = replay(lv.board, lv.rules, moves)
+        assert res.ok, res.describe()
+        got = v.page.evaluate("""() => ({
+            st: window.llk.state(),
+            dom: [...document.querySelectorAll('#board [data-v]')].map(e => [+e.dataset.r, +e.dataset.c, +e.dataset.v]),
+            tiles: document.getElementById('status').getAttribute('data-tiles')})""")
+        st = got["st"]
+        assert st["index"] == self.index
+        assert st["grid"] == res.final.grid(), f"after {moves}"
+        assert st["history"] == [[list(a), list(b)] for a, b in moves]
+        if moves:
+            assert st["lastPath"] == [list(p) for p in res.paths[-1]]
+        assert st["tiles"] == res.final.tile_count
+        assert st["moves"] == len(removable_pairs(res.final, lv.rules))
+        assert {(r, c): x for r, c, x in got["dom"]} == {
+            (r, c): res.final[r, c] for r in range(lv.board.rows) for c in range(lv.board.cols)}
+        assert got["tiles"] == str(res.final.tile_count)
+
+
+# -- tests ------------------------------------------------------------------------------------------
+def test_the_played_levels_cover_gravity_and_walls(packs: dict[str, Pack]) -> None:
+    played = [packs[name].levels[i] for name, i in PLAYED]
+    assert len(played) >= 3
+    assert any(lv.rules.gravity != "none" for lv in played)
+    assert any(WALL in lv.board.cells for lv in played)
+    assert any(lv.rules.gravity != "none" and WALL in lv.board.cells for lv in played)
+    for lv in played:  # what `make` stored is a certified, referee-clean solution
+        assert lv.extra["certificate"]["verdict"] == "solvable"
+        assert replay(lv.board, lv.rules, lv.solution).cleared
+
+
+def test_the_level_list_shows_the_generated_pack(open_viewer, packs: dict[str, Pack]) -> None:
+    for name, pack in packs.items():
+        v = open_viewer(name)
+        rows = v.page.eval_on_selector_all("#level-list tbody tr", "rs => rs.map(r => r.innerText)")
+        assert len(rows) == len(pack.levels)
+        for text, lv in zip(rows, pack.levels):
+            assert lv.id in text and str(lv.extra["metrics"]["verify_nodes"]) in text
+        assert v.text("#pack-name") == pack.name
+        assert v.state()["index"] == 0 and v.text("#level-title") == pack.levels[0].id
+
+
+@pytest.mark.parametrize(("name", "index"), PLAYED, ids=[f"{n}-{i + 1}" for n, i in PLAYED])
+def test_clicking_the_certified_solution_clears_the_level(open_viewer, name: str, index: int) -> None:
+    v = open_viewer(name)
+    # One level with walls and gravity starts with a short real animation, so its first moves
+    # wait for the board to settle the way a player's would; the rest skip it (it costs about
+    # 0.15 s a move here).
+    animated = (name, index) == ("viewer-demo", 0)
+    player = Player(v, index, anim_ms=30 if animated else 0)
+    lv = v.pack.levels[index]
+    solution = [(tuple(a), tuple(b)) for a, b in lv.solution]
+    v.assert_agrees(index, [])  # the full three-call check once, the fast one after each move
+    for k, (a, b) in enumerate(solution):
+        player.click(a)
+        if k < 3:
+            assert v.state()["selected"] == list(a)
+        player.click(b, settle=True)
+        player.assert_agrees(solution[: k + 1])
+        if animated and k == 5:
+            v.page.evaluate("window.llk.setAnimation(0)")
+            player.anim_ms = 0
+    v.assert_agrees(index, solution)
+    assert v.state()["status"] == "cleared"
+    assert v.text("#status-banner") == "Cleared!"
+    assert v.page.get_attribute("#status", "data-state") == "cleared"
+    assert v.page.get_attribute("#status", "data-tiles") == "0"
+
+
+def test_illegal_picks_are_refused(open_viewer, packs: dict[str, Pack]) -> None:
+    found = {"different types": 0, "no path with at most two turns": 0}
+    for name, pack in packs.items():
+        v = open_viewer(name)
+        for index, lv in enumerate(pack.levels[:1]):
+            tiles = lv.board.tiles()
+            diff = next(((a, b) for a in tiles for b in tiles if lv.board[a] != lv.board[b]), None)
+            blocked = next(((a, b) for a in tiles for b in tiles if a < b and lv.board[a] == lv.board[b]
+                            and find_path(lv.board, a, b, lv.rules) is None), None)
+            player = Player(v, index)
+            for reason, pair in (("different types", diff), ("no path with at most two turns", blocked)):
+                if pair is None:
+                    continue
+                v.page.click("#btn-restart")
+                player.play(*pair)
+                assert f"Refused: {reason}." == v.text("#message")
+                st = v.state()
+                assert st["grid"] == lv.board.grid() and st["history"] == []
+                assert st["selected"] == list(pair[1]) and st["status"] == "playing"
+                v.assert_agrees(index, [])
+                found[reason] += 1
+    assert all(found.values()), found
+
+
+def test_screenshot_of_a_generated_level_is_not_blank(open_viewer, packs: dict[str, Pack]) -> None:
+    v = open_viewer("shapes")
+    lv = packs["shapes"].levels[0]
+    v.select(0)
+    width, bpp, rows = png_pixels(v.page.locator("#board-wrap").screenshot())
+    counts: dict[bytes, int] = {}
+    for row in rows:
+        for i in range(0, width * bpp, bpp):
+            counts[row[i:i + 3]] = counts.get(row[i:i + 3], 0) + 1
+    total = sum(counts.values())
+    assert len(counts) > 30
+    assert max(counts.values()) < 0.6 * total  # not near-uniform
+    fills = {bytes.fromhex(palette.tile_colour(k)[1:]) for k in lv.board.types()}
+    assert fills <= set(counts), [f.hex() for f in fills - set(counts)]
+    # The whole page too: a real document, not an error page.
+    full = v.page.screenshot(full_page=True)
+    assert len(full) > 10_000
+
+
+def test_render_writes_well_formed_deterministic_svgs(work: Path, packs: dict[str, Pack]) -> None:
+    # The 8 x 12 gravity pack adds nothing the demo pack (gravity and walls) does not, and its
+    # 48-step solution strips are the slowest to write, so it is left out.
+    names = ["shapes", "viewer-demo"]
+    run_all([["render", f"{name}.json", "--out", f"svg-{run}/{name}", "--solution"]
+             for run in (1, 2) for name in names]
+            + [["render", "viewer-demo.json", "--out", "svg-plain"]], work)
+    plain = sorted((work / "svg-plain").iterdir())
+    assert [p.name for p in plain] == sorted(f"{lv.id}.svg" for lv in packs["viewer-demo"].levels)
+    for name in names:
+        pack = packs[name]
+        first = sorted((work / "svg-1" / name).iterdir())
+        assert [p.name for p in first] == sorted(f"{lv.id}.solution.svg" for lv in pack.levels)
+        by_id = {lv.id: lv for lv in pack.levels}
+        for path in first + (plain if name == "viewer-demo" else []):
+            data = path.read_bytes()
+            root = ET.fromstring(data)  # well-formed XML, or this raises
+            assert root.tag == SVG + "svg"
+            lv = by_id[path.name.split(".")[0]]
+            tiles = [e for e in root.iter() if (e.get("class") or "").split() == ["tile"]]
+            assert len(tiles) == lv.board.tile_count
+            steps = [e for e in root.iter() if "step" in (e.get("class") or "").split()]
+            if path.parent.name == "svg-plain":
+                assert not steps
+            else:
+                assert len(steps) == len(lv.solution)
+                assert data == (work / "svg-2" / name / path.name).read_bytes()
