@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 
 from llkgen.board import WALL, Board, Rules
 from llkgen.path import PAD, Move, from_padded, padded, to_padded
@@ -64,6 +65,22 @@ def root_lock(board: Board, rules: Rules) -> list[tuple[int, int]]:
     return sorted(from_padded(p, w) for p in locked_tiles(g, w, alive, partners))
 
 
+#: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
+#: above this many tiles it is skipped. It is a pruning stage only, so skipping it is sound.
+PAIRING_CHECK_MAX_TILES = 200
+
+
+@contextmanager
+def _deep_recursion(limit: int = 20_000):
+    """The searches recurse once per pair played (at most 2048 on a 64x64 board)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
            engine: str = "auto", hint: list | None = None) -> Verdict:
     """Decide whether ``board`` can be cleared under ``rules`` within ``budget``.
@@ -79,15 +96,21 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
     start = time.perf_counter()
+    with _deep_recursion():
+        return _verify(board, rules, budget, engine, hint or [], start)
+
+
+def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list, start: float) -> Verdict:
     stats: dict = {"nodes": 0}
-    w = board.cols + 2 * PAD
-    prefer = [(to_padded(tuple(a), w), to_padded(tuple(b), w)) for a, b in (hint or [])
-              if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
     if board.is_cleared():
         stats["stage"] = "trivial"
         return _finish(board, rules, SOLVABLE, [], "the board has no tiles", None, stats, start)
+    w = board.cols + 2 * PAD
+    prefer = [(to_padded(tuple(a), w), to_padded(tuple(b), w)) for a, b in hint
+              if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
+    no_gravity = rules.gravity == "none"
 
-    if engine != "baseline" and rules.gravity == "none":
+    if engine != "baseline" and no_gravity:
         locked = root_lock(board, rules)
         if locked:
             stats["stage"] = "lock-test"
@@ -96,7 +119,8 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
                            f"{len(locked)} tiles can never be removed, even if every other "
                            "tile that could ever link were gone (lock test)", proof, stats, start)
 
-    if engine != "baseline" and rules.gravity == "none" and WALL in board.cells:
+    if (engine != "baseline" and no_gravity and WALL in board.cells
+            and board.tile_count <= PAIRING_CHECK_MAX_TILES):
         # Walls never go away, so some pairs can never link at all; the flow-based pairing
         # check proves a type unpairable. Without walls it never fired on 10x16 boards (and
         # costs ~35 ms there), so it only runs when the board has walls.
@@ -106,9 +130,11 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
             return _finish(board, rules, UNSOLVABLE, None, proof.reason,
                            {"argument": "pairing-check", **proof.to_json()}, stats, start)
 
-    if engine != "baseline" and rules.gravity == "none":
-        # A quick dive: the same exact search without the per-node lock test, under a small
-        # node budget. Most solvable boards fall to it at a fraction of the cost per node.
+    remaining = budget
+    if engine != "baseline" and no_gravity:
+        # A quick dive: the same exact search without the per-node lock test or probing,
+        # under a small node budget. Most solvable boards fall to it at a fraction of the cost
+        # per node; if it finishes without a witness, that is an exhaustive search too.
         dive_nodes = board.tile_count // 2 + 8
         if budget.nodes is not None:
             dive_nodes = min(dive_nodes, budget.nodes)
@@ -116,53 +142,56 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
                              lock=False, probe=False, prefer=prefer)
         try:
             order = dive.search()
-        except OutOfBudget:
-            order = None
+            finished = True
+        except OutOfBudget as e:
+            order, finished = None, False
+            if e.which == "seconds":
+                return _unknown(board, rules, budget, e.which, "quick dive", dive.nodes, stats, start)
         stats["dive_nodes"] = dive.nodes
-        if order is not None:
-            stats.update(stage="dive", nodes=dive.nodes)
-            w = dive.w
-            order = [(from_padded(p, w), from_padded(q, w)) for p, q in order]
-            return _finish(board, rules, SOLVABLE, order,
-                           f"cleared in {len(order)} moves (quick dive, {dive.nodes} nodes); the witness replays",
-                           None, stats, start)
+        if finished:
+            return _decided(board, rules, dive, order, "dive", dive.nodes, stats, start)
         if budget.nodes is not None:
-            budget = Budget(nodes=max(0, budget.nodes - dive.nodes), seconds=budget.seconds)
+            remaining = Budget(nodes=max(0, budget.nodes - dive.nodes), seconds=budget.seconds)
 
     if engine == "baseline":
-        solver = MoveSearch(board, rules, budget, ordered=False, start=start)
+        solver = MoveSearch(board, rules, remaining, ordered=False, start=start)
         stage = "baseline-search"
-    elif rules.gravity == "none":
-        solver = PairingSearch(board, rules, budget, start=start, prefer=prefer)
+    elif no_gravity:
+        solver = PairingSearch(board, rules, remaining, start=start, prefer=prefer)
         stage = "pairing-search"
     else:
-        solver = MoveSearch(board, rules, budget, ordered=True, start=start, prefer=hint)
+        solver = MoveSearch(board, rules, remaining, ordered=True, start=start, prefer=hint)
         stage = "move-search"
-    stats["stage"] = stage
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 20_000))
+    spent = stats.get("dive_nodes", 0)
     try:
         order = solver.search()
     except OutOfBudget as e:
-        stats["nodes"] = solver.nodes
-        which = "node budget" if e.which == "nodes" else "time budget"
-        limit = budget.nodes if e.which == "nodes" else f"{budget.seconds} s"
-        return _finish(board, rules, UNKNOWN, None,
-                       f"undecided: the {which} ({limit}) ran out during the {stage}",
-                       {"budget": e.which}, stats, start)
-    finally:
-        sys.setrecursionlimit(old_limit)
-    stats["nodes"] = solver.nodes
+        return _unknown(board, rules, budget, e.which, stage, spent + solver.nodes, stats, start)
     stats["dead_boards"] = len(solver.dead)
     if isinstance(solver, PairingSearch):
         stats["lock_prunes"] = solver.lock_prunes
-        w = solver.w
-        order = [(from_padded(p, w), from_padded(q, w)) for p, q in order] if order is not None else None
+    return _decided(board, rules, solver, order, stage, spent + solver.nodes, stats, start)
+
+
+def _unknown(board, rules, budget: Budget, which: str, stage: str, nodes: int, stats: dict,
+             start: float) -> Verdict:
+    stats.update(stage=stage, nodes=nodes)
+    limit = f"node budget ({budget.nodes})" if which == "nodes" else f"time budget ({budget.seconds} s)"
+    return _finish(board, rules, UNKNOWN, None, f"undecided: the {limit} ran out during the {stage}",
+                   {"budget": which}, stats, start)
+
+
+def _decided(board, rules, solver, order, stage: str, nodes: int, stats: dict, start: float) -> Verdict:
+    """Turn a finished search into a verdict: its order (replayed in _finish) or, when it was
+    exhaustive and found none, an unsolvable proof."""
+    stats.update(stage=stage, nodes=nodes)
+    if order is not None and isinstance(solver, PairingSearch):
+        order = [(from_padded(p, solver.w), from_padded(q, solver.w)) for p, q in order]
     if order is None:
-        proof = {"argument": "exhaustive-search", "engine": stage, "nodes": solver.nodes}
+        proof = {"argument": "exhaustive-search", "engine": stage, "nodes": nodes}
         return _finish(board, rules, UNSOLVABLE, None,
-                       f"every line of play was explored ({stage}, {solver.nodes} nodes) and none clears the board",
+                       f"every line of play was explored ({stage}, {nodes} nodes) and none clears the board",
                        proof, stats, start)
     return _finish(board, rules, SOLVABLE, order,
-                   f"cleared in {len(order)} moves ({stage}, {solver.nodes} nodes); the witness replays",
+                   f"cleared in {len(order)} moves ({stage}, {nodes} nodes); the witness replays",
                    None, stats, start)

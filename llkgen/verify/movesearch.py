@@ -104,7 +104,7 @@ class MoveSearch:
         self.nodes += 1
         if self.budget.nodes is not None and self.nodes > self.budget.nodes:
             raise OutOfBudget("nodes")
-        if self.deadline is not None and (self.nodes & 15) == 0 and time.perf_counter() > self.deadline:
+        if self.deadline is not None and (self.nodes & 3) == 0 and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")
 
     def search(self) -> list[tuple] | None:

@@ -345,7 +345,8 @@ class PairingSearch:
         self.nodes += 1
         if self.budget.nodes is not None and self.nodes > self.budget.nodes:
             raise OutOfBudget("nodes")
-        if self.deadline is not None and (self.nodes & 15) == 0 and time.perf_counter() > self.deadline:
+        # A node costs milliseconds here, so reading the clock at every node is free.
+        if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")
 
     def search(self) -> list[Pair] | None:
@@ -353,42 +354,41 @@ class PairingSearch:
             return list(self.moves)
         return None
 
-    def _solve(self, hint: Sequence[Pair], probe: bool = False) -> bool:
-        self._tick()
-        probe = probe or (self.probe_root and self.nodes > PROBE_AFTER)
+    def _solve(self, hint: Sequence, probe: bool = False) -> bool:
+        """One node. Branch 1 (play the chosen pair) recurses; branch 2 (forbid it) and a
+        successful probe change only the constraints, so they loop at this level: the
+        recursion depth is bounded by the number of pairs, not by the node budget."""
         mark = self._mark()
-        if not self.closure():
-            self._undo(mark)
-            return False
-        if self.left == 0:
-            return True
-        key = self.key()
-        if key in self.dead:
-            self.tt_hits += 1
-            self._undo(mark)
-            return False
-        order: list[Pair] = []
-        if self.lock and self.locked(hint, order):
-            self.lock_prunes += 1
-            self.dead.add(key)
-            self._undo(mark)
-            return False
-        if probe and self.probe(order):
-            if self._solve(order):
+        keys: list[bytes] = []
+        while True:
+            self._tick()
+            if not self.closure():
+                break
+            if self.left == 0:
                 return True
-            self.dead.add(key)
-            self._undo(mark)
-            return False
-        m = self.choose()
-        if m is not None:
+            key = self.key()
+            if key in self.dead:
+                self.tt_hits += 1
+                break
+            keys.append(key)
+            order: list = []
+            if self.lock and self.locked(hint, order):
+                self.lock_prunes += 1
+                break
+            hint = order
+            if probe or (self.probe_root and self.nodes > PROBE_AFTER):
+                probe = False
+                if self.probe(order):
+                    continue  # new forbidden pairs: propagate again at this node
+            m = self.choose()
+            if m is None:
+                break
             inner = self._mark()
             self._remove(*m)
             if self._solve(order):
                 return True
             self._undo(inner)
             self._forbid(m)
-            if self._solve(order):
-                return True
-        self.dead.add(key)
+        self.dead.update(keys)
         self._undo(mark)
         return False
