@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from llkgen.board import WALL, Board, Rules
 from llkgen.path import PAD, Move, from_padded, padded, to_padded
 from llkgen.referee import replay
+from llkgen.verify.cpsat import solve_cpsat
 from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.movesearch import MoveSearch
@@ -32,7 +33,7 @@ from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBu
 
 __all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES"]
 
-ENGINES = ("auto", "search", "baseline")
+ENGINES = ("auto", "search", "cpsat", "baseline")
 
 
 class WitnessRejected(AssertionError):
@@ -87,7 +88,9 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
 
     Returns SOLVABLE only with a witness that ``replay`` accepts, UNSOLVABLE only with a sound
     proof, UNKNOWN naming the exhausted budget. ``engine`` is ``auto`` (the portfolio),
-    ``search`` (the exact search alone) or ``baseline`` (plain DFS with a dead-board table).
+    ``search`` (the exact searches alone), ``cpsat`` (the CP-SAT model alone; it handles only
+    gravity none, so under gravity the exact move search decides) or ``baseline`` (plain DFS
+    with a dead-board table, the benchmark's yardstick).
 
     ``hint`` is an optional removal order ``[((r1, c1), (r2, c2)), ...]`` believed to clear
     the board (a generator's construction). The searches try its moves first, so a correct
@@ -109,8 +112,9 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
     prefer = [(to_padded(tuple(a), w), to_padded(tuple(b), w)) for a, b in hint
               if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
     no_gravity = rules.gravity == "none"
+    ours = engine in ("auto", "search")  # the cpsat and baseline engines run alone
 
-    if engine != "baseline" and no_gravity:
+    if ours and no_gravity:
         locked = root_lock(board, rules)
         if locked:
             stats["stage"] = "lock-test"
@@ -119,7 +123,7 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
                            f"{len(locked)} tiles can never be removed, even if every other "
                            "tile that could ever link were gone (lock test)", proof, stats, start)
 
-    if (engine != "baseline" and no_gravity and WALL in board.cells
+    if (ours and no_gravity and WALL in board.cells
             and board.tile_count <= PAIRING_CHECK_MAX_TILES):
         # Walls never go away, so some pairs can never link at all; the flow-based pairing
         # check proves a type unpairable. Without walls it never fired on 10x16 boards (and
@@ -130,8 +134,11 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
             return _finish(board, rules, UNSOLVABLE, None, proof.reason,
                            {"argument": "pairing-check", **proof.to_json()}, stats, start)
 
+    if engine == "cpsat" and no_gravity:
+        return _verify_cpsat(board, rules, budget, hint, stats, start)
+
     remaining = budget
-    if engine != "baseline" and no_gravity:
+    if ours and no_gravity:
         # A quick dive: the same exact search without the per-node lock test or probing,
         # under a small node budget. Most solvable boards fall to it at a fraction of the cost
         # per node; if it finishes without a witness, that is an exhaustive search too.
@@ -171,6 +178,25 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
     if isinstance(solver, PairingSearch):
         stats["lock_prunes"] = solver.lock_prunes
     return _decided(board, rules, solver, order, stage, spent + solver.nodes, stats, start)
+
+
+def _verify_cpsat(board: Board, rules: Rules, budget: Budget, hint: list, stats: dict,
+                  start: float) -> Verdict:
+    """The CP-SAT model alone (gravity none). Its solution is replayed like any witness;
+    INFEASIBLE of the exact model is the proof; a limit reached is unknown."""
+    status, order, cstats = solve_cpsat(board, rules, budget, hint=hint or None)
+    stats.update(stage="cpsat", nodes=int(cstats.get("branches", 0)), cpsat=cstats)
+    if status == SOLVABLE:
+        return _finish(board, rules, SOLVABLE, order,
+                       f"cleared in {len(order)} moves (CP-SAT model, {cstats.get('cpsat_status')}); "
+                       "the witness replays", None, stats, start)
+    if status == UNSOLVABLE:
+        proof = {"argument": "cpsat-infeasible", "model": {k: cstats[k] for k in ("vars", "constraints") if k in cstats}}
+        return _finish(board, rules, UNSOLVABLE, None,
+                       "the CP-SAT model of the elimination order is infeasible: no pairing, path "
+                       "choice and removal order clears the board", proof, stats, start)
+    which = "seconds" if budget.seconds is not None and cstats.get("stopped_by") == "time" else "nodes"
+    return _unknown(board, rules, budget, which, "cpsat", stats["nodes"], stats, start)
 
 
 def _unknown(board, rules, budget: Budget, which: str, stage: str, nodes: int, stats: dict,

@@ -15,6 +15,12 @@ initially empty cells stay empty forever without gravity, so only those tiles ma
 sets we keep the inclusion-minimal ones (a shape whose tiles are a superset of another's is
 never needed). A pair with no shape can never link and gets no variable.
 
+*Lock probing* (``build_model(probe=True)``, the default). Before any variable exists, a pair
+``P = (i, j)`` is dropped when the lock test (:mod:`llkgen.verify.lock`) locks some tile once
+``i`` and ``j`` may only pair with each other; passes repeat until nothing changes (see
+:func:`_probe_pairs`). This is what decides most unsolvable full boards: CP-SAT alone learns
+the same facts only through slowly rising time bounds.
+
 *Variables.* ``x[P]`` (pair ``P`` is removed together), ``s[P,k]`` (pair ``P`` uses its
 ``k``-th shape), ``t[i]`` in ``[0, n/2 - 1]`` (the step at which tile ``i`` goes) and, per pair
 ``P`` and tile ``y`` on some but not every shape of ``P``, ``b[y,P]`` ("y goes before P").
@@ -27,30 +33,34 @@ never needed). A pair with no shape can never link and gets no variable.
 4. precedence: ``s[P,k] => b[y,P]`` for ``y`` in shape ``k``, and ``b[y,P] => t[y] < t[i]``;
    a tile on *every* shape of ``P`` (the mandatory set) gets ``x[P] => t[y] < t[i]`` directly, a
    redundant cut that propagates before any shape is chosen;
-5. two-cycle cut: if a tile of ``Q`` is mandatory for ``P`` and a tile of ``P`` is mandatory
-   for ``Q``, then ``not x[P] or not x[Q]`` (implied by 4, but learnt only slowly through the
-   time bounds);
+5. two-cycle cut: ``P`` is *blocked by* ``Q`` when every shape of ``P`` crosses a tile of
+   ``Q``; if each blocks the other, ``not x[P] or not x[Q]`` (implied by 4, but learnt only
+   slowly through the time bounds);
 6. symmetry breaking: a pair with a shape crossing no tile (then that is its only minimal
    shape) goes at step 0: ``x[P] => t[i] == 0``.
+
+*Search.* One worker, ``FIXED_SEARCH`` on ``t`` (lowest minimum first, smallest value), i.e.
+"the tile that can go earliest goes now", and no LP relaxation.
 
 Decoding sorts the chosen pairs by ``t`` (ties broken by the cells, row-major); ties never
 matter, because precedence between pairs is always strict.
 
 Why ``INFEASIBLE`` proves the board unsolvable (the model is exact, not a relaxation)
 -------------------------------------------------------------------------------------
-Take any real clearing sequence ``m_0, ..., m_{K-1}``. Set ``x[P] = 1`` for its pairs and
-``t = `` the index of the move removing each tile. Move ``m_k`` was legal, so some polyline of
-at most two turns joined its tiles with every interior cell empty at that moment: no wall, no
-ring cell when ``border`` is off, and every tile cell it crosses removed by an earlier move,
-i.e. at a step ``< k``. That polyline is one of the enumerated shapes (the enumeration covers
-every column and row for the middle segment, so every polyline of at most three segments), and
-some kept minimal shape has a subset of its tiles; choose it and set ``b[y,P] = 1`` exactly for
-its tiles. Constraints 1-4 hold. For 6, move every pair whose chosen shape crosses no tile to
-step 0: no constraint asks anything of such a pair's own predecessors, and lowering its time
-only helps the constraints in which its tiles precede others; with times ``t`` already
-consistent this gives another assignment satisfying 1-4 and 6. Constraint 5 is implied by 4.
-So every solvable board has a feasible model, and INFEASIBLE means no clearing sequence
-exists.
+Take any real clearing sequence ``m_0, ..., m_{K-1}``. Its pairs survive lock probing (a pair
+is dropped only when no solution uses it). Set ``x[P] = 1`` for its pairs and ``t`` = the
+index of the move removing each tile. Move ``m_k`` was legal, so some polyline of at most two
+turns joined its tiles with every interior cell empty at that moment: no wall, no ring cell
+when ``border`` is off, and every tile cell it crosses removed by an earlier move, i.e. at a
+step ``< k``. That polyline is one of the enumerated shapes (the enumeration takes every
+column and every row for the middle segment, so it holds every polyline of at most three
+segments), and some kept minimal shape has a subset of its tiles; choose it and set
+``b[y,P] = 1`` exactly for its tiles. Constraints 1-4 hold. For 6, move every pair whose
+chosen shape crosses no tile to step 0: such a pair waits for nobody, and lowering its time
+only helps the constraints in which its tiles precede others; 1-4 still hold. Constraint 5 is
+implied by 4. So every solvable board has a feasible model, and INFEASIBLE means no clearing
+sequence exists. (Lock probing leans on the soundness argument of :mod:`llkgen.verify.lock`;
+``tests/test_cpsat.py`` sweeps the model with probing off as well, against brute force.)
 
 Conversely (why a FEASIBLE answer is a real solution): sorting by ``t``, each pair's chosen
 shape crosses only tiles with a smaller ``t``, all already removed (each tile exactly once, by
@@ -73,18 +83,19 @@ from typing import Sequence
 from ortools.sat.python import cp_model
 
 from llkgen.board import WALL, Board, Cell, Rules
-from llkgen.path import PAD, from_padded, padded, to_padded
+from llkgen.path import PAD, padded, to_padded
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.regions import Regions
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget
 
-__all__ = ["build_model", "solve_model", "solve_cpsat", "pair_shapes", "CpsatHandles",
-           "CpsatResult", "NODES_PER_DET_SECOND"]
+__all__ = ["build_model", "solve_model", "solve_cpsat", "budget_limits", "pair_shapes",
+           "CpsatHandles", "CpsatResult", "NODES_PER_DET_SECOND", "DEFAULT_SEED"]
 
 #: How ``Budget.nodes`` becomes a CP-SAT deterministic limit: ``nodes / NODES_PER_DET_SECOND``
-#: deterministic seconds, so the default 200 000 nodes give 200. A deterministic second is
-#: roughly a wall-clock second of one core, the same order as 1000 pairing-search nodes
-#: (measured on full 8x12 boards); the ratio only needs to keep the two budgets comparable.
+#: deterministic seconds, so the default 200 000 nodes give 200. Measured on full 10x16 boards
+#: (a shared 2-core machine, so ratios only): one deterministic second of this model's search
+#: took 6-10 CPU seconds, 1000 pairing-search nodes 12-25; the ratio only keeps the two
+#: budgets of the same order.
 NODES_PER_DET_SECOND = 1000
 DEFAULT_SEED = 0
 
@@ -200,8 +211,47 @@ def _probe_pairs(g: Sequence[int], w: int, pos: Sequence[int], pairs: Sequence[P
     return live
 
 
+def _add_hint(model: cp_model.CpModel, cells: list[Cell], pairs: list[Pair],
+              shapes: list[list[frozenset[int]]], x: list, t: list, shape_lits: list[list],
+              befores: list[dict], hint: Sequence[tuple[Cell, Cell]]) -> None:
+    """Hint the assignment a removal order (or its prefix) implies, made consistent with the
+    model: the longest prefix whose every move has a shape crossing only tiles removed
+    before it, with earliest-start times (0 with no crossed tile, else one more than the
+    latest crossed tile; what constraint 6 wants) and the pairs clashing with it hinted false.
+    CP-SAT drops hints that conflict, so an inconsistent hint would be wasted."""
+    index = {c: i for i, c in enumerate(cells)}
+    pair_index = {pr: k for k, pr in enumerate(pairs)}
+    when: dict[int, int] = {}
+    chosen: set[int] = set()
+    for a, b in hint:
+        ia, ib = index.get(tuple(a)), index.get(tuple(b))
+        if ia is None or ib is None or ia in when or ib in when:
+            break
+        k = pair_index.get((min(ia, ib), max(ia, ib)))
+        if k is None:
+            break
+        usable = [(max((when[y] + 1 for y in sh), default=0), m)
+                  for m, sh in enumerate(shapes[k]) if all(y in when for y in sh)]
+        if not usable:
+            break
+        step, m = min(usable)
+        when[ia] = when[ib] = step
+        chosen.add(k)
+        model.add_hint(x[k], True)
+        model.add_hint(t[ia], step)
+        model.add_hint(t[ib], step)
+        for m2, lit in enumerate(shape_lits[k]):
+            model.add_hint(lit, m2 == m)
+        for y, lit in befores[k].items():
+            model.add_hint(lit, y in shapes[k][m])
+    for k, (i, j) in enumerate(pairs):
+        if (i in when or j in when) and k not in chosen:
+            model.add_hint(x[k], False)
+
+
 def build_model(board: Board, rules: Rules, *, probe: bool = True,
-                hint: Sequence[tuple[Cell, Cell]] | None = None) -> tuple[cp_model.CpModel, CpsatHandles]:
+                hint: Sequence[tuple[Cell, Cell]] | None = None
+                ) -> tuple[cp_model.CpModel, CpsatHandles]:
     """The exact elimination-order model of ``board`` (see the module docstring), and the
     handles to decode it. ``hint``, a removal order (full or a prefix), becomes solution hints:
     its pairs true, their times their positions. Hints never change feasibility."""
@@ -249,12 +299,16 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
         model.add_exactly_one(x[k] for k in incident[i])  # an empty sum makes the model infeasible
 
     mandatory: list[frozenset[int]] = []
+    shape_lits: list[list[cp_model.IntVar]] = []
+    befores: list[dict[int, cp_model.IntVar]] = []
     precedence_count = 0
     for k, (i, j) in enumerate(pairs):
         sh = shapes[k]
         model.add(t[i] == t[j]).only_enforce_if(x[k])
         must = frozenset.intersection(*sh)
         mandatory.append(must)
+        shape_lits.append([])
+        befores.append({})
         if not sh[0]:
             model.add(t[i] == 0).only_enforce_if(x[k])
             continue
@@ -265,7 +319,8 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
             continue
         lits = [model.new_bool_var(f"s{k}_{m}") for m in range(len(sh))]
         model.add(sum(lits) == x[k])
-        before: dict[int, cp_model.IntVar] = {}
+        shape_lits[k] = lits
+        before = befores[k]
         for y in sorted(frozenset.union(*sh) - must):
             b = model.new_bool_var(f"b{y}_{k}")
             model.add(t[y] + 1 <= t[i]).only_enforce_if(b)
@@ -296,19 +351,13 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
                 model.add_bool_or([x[k].Not(), x[q].Not()])
                 cuts += 1
 
+    # Branch like a player: the tile that can go earliest goes at its earliest step. On full
+    # 8x12 boards this finds witnesses in about 0.3 deterministic seconds where CP-SAT's
+    # default search ran out of 5 (measured 2026-11, see the module docstring).
+    model.add_decision_strategy(t, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
+
     if hint:
-        index = {c: i for i, c in enumerate(cells)}
-        pair_index = {pr: k for k, pr in enumerate(pairs)}
-        for step, (a, b) in enumerate(hint):
-            ia, ib = index.get(tuple(a)), index.get(tuple(b))
-            if ia is None or ib is None:
-                continue
-            k = pair_index.get((min(ia, ib), max(ia, ib)))
-            if k is None:
-                continue
-            model.add_hint(x[k], True)
-            model.add_hint(t[ia], min(step, horizon))
-            model.add_hint(t[ib], min(step, horizon))
+        _add_hint(model, cells, pairs, shapes, x, t, shape_lits, befores, hint)
 
     handles = CpsatHandles(cells, pairs, x, t, shapes, {
         "tiles": n, "pairs": len(pairs), "shapes": sum(len(s) for s in shapes),
@@ -331,6 +380,14 @@ def solve_model(model: cp_model.CpModel, handles: CpsatHandles, *, max_time: flo
     params = solver.parameters
     params.num_workers = workers
     params.random_seed = seed
+    params.search_branching = cp_model.FIXED_SEARCH  # follow the model's decision strategy
+    params.linearization_level = 0  # the LP relaxation of precedences only slowed the search
+    # Light presolve: on full boards CP-SAT's probing and symmetry detection cost 2-3 CPU
+    # seconds that the deterministic clock hardly counts, and did not shorten the search
+    # (measured on 8x12 and 10x16 boards: witnesses 1.3-3x sooner in CPU time without them).
+    params.cp_model_probing_level = 0
+    params.symmetry_level = 0
+    params.max_presolve_iterations = 1
     if deterministic_limit is not None:
         params.max_deterministic_time = deterministic_limit
     if max_time is not None:
