@@ -69,6 +69,12 @@ def level_from_json(obj: object, where: str = "level") -> Level:
     """Validate a decoded level object and build a :class:`Level`."""
     if not isinstance(obj, dict):
         raise LevelFormatError(f"{where}: expected a level object, found {_kind(obj)}")
+    if obj.get("format") == PACK_FORMAT:
+        n = len(obj["levels"]) if isinstance(obj.get("levels"), list) else "?"
+        raise LevelFormatError(
+            f"{where}.format: expected {LEVEL_FORMAT!r}, found string {PACK_FORMAT!r}: "
+            f"this is a pack of {n} levels (`llkgen verify` checks whole packs)"
+        )
     for key in ("format", "rows", "cols", "grid"):
         if key not in obj:
             raise LevelFormatError(f"{where}: missing field {key!r}")
