@@ -253,8 +253,10 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
                 hint: Sequence[tuple[Cell, Cell]] | None = None
                 ) -> tuple[cp_model.CpModel, CpsatHandles]:
     """The exact elimination-order model of ``board`` (see the module docstring), and the
-    handles to decode it. ``hint``, a removal order (full or a prefix), becomes solution hints:
-    its pairs true, their times their positions. Hints never change feasibility."""
+    handles to decode it. ``probe`` drops pairs that lock probing rules out (sound; off, the
+    model is the bare encoding, which the tests sweep too). ``hint``, a removal order (full or
+    a prefix), becomes solution hints (see :func:`_add_hint`); hints steer the search and never
+    change feasibility: no hinted value is ever fixed."""
     if rules.gravity != "none":
         raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
     w = board.cols + 2 * PAD
@@ -352,8 +354,8 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
                 cuts += 1
 
     # Branch like a player: the tile that can go earliest goes at its earliest step. On full
-    # 8x12 boards this finds witnesses in about 0.3 deterministic seconds where CP-SAT's
-    # default search ran out of 5 (measured 2026-11, see the module docstring).
+    # 8x12 boards this found witnesses in about 0.3 deterministic seconds where CP-SAT's
+    # default search (with or without the LP) ran out of 5.
     model.add_decision_strategy(t, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
 
     if hint:
