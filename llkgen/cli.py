@@ -57,7 +57,7 @@ def moves(
     level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file."),
     as_json: bool = typer.Option(False, "--json", help="Print {\"moves\": [{\"a\", \"b\", \"path\"}, ...]}."),
 ) -> None:
-    """List every pair that can be removed right now, with the path that would be drawn.
+    """List every pair removable right now, with the path that would be drawn.
 
     Example: llkgen moves tests/data/demo.json --json
     """
@@ -91,8 +91,9 @@ def replay(
     level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file."),
     moves_file: Path = typer.Argument(..., metavar="MOVES.json", help="A JSON list of [[r1, c1], [r2, c2]] moves."),
 ) -> None:
-    """Check a solution with the referee: exit 0 if every move is legal and the board ends
-    cleared, otherwise exit 1 naming the bad step.
+    """Check a solution with the referee.
+
+    Exits 0 if every move is legal and the board ends cleared, otherwise 1, naming the bad step.
 
     Example: llkgen replay tests/data/demo.json tests/data/demo.moves.json
     """
@@ -113,8 +114,10 @@ def solve(
     nodes: Optional[int] = typer.Option(200_000, "--nodes", min=1, help="Search-node budget (deterministic)."),
     engine: str = typer.Option("auto", "--engine", help="auto (portfolio), search, cpsat or baseline."),
 ) -> None:
-    """Decide whether a level can be cleared: exit 0 solvable (with a replayed witness),
-    3 unsolvable (with a proof), 4 unknown (a budget ran out), 1 invalid input.
+    """Decide whether a level can be cleared.
+
+    Exits 0 solvable (with a replayed witness), 3 unsolvable (with a proof), 4 unknown (a
+    budget ran out), 1 invalid input.
 
     Example: llkgen solve tests/data/demo.json --json --nodes 50000
     """
@@ -169,8 +172,10 @@ def view(
     pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file."),
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
 ) -> None:
-    """Write a single self-contained HTML page that lists the pack's levels and lets you play
-    them by clicking (undo, restart, hint, play the solution).
+    """Write a self-contained HTML page to browse and play a pack.
+
+    The page lists the pack's levels; play one by clicking two tiles, with undo, restart,
+    hint and "play the solution".
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
