@@ -152,7 +152,7 @@ def solve(
 def render(
     source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
-    solution: bool = typer.Option(False, "--solution", help="Also write each level's certified removal order, step by step."),
+    solution: bool = typer.Option(False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
@@ -161,7 +161,10 @@ def render(
     from llkgen.level import load_levels
     from llkgen.render import write_svgs
 
-    written = write_svgs(load_levels(source), out, solution=solution)
+    levels = load_levels(source)
+    written = write_svgs(levels, out)
+    if solution:  # the step-by-step previews come in addition to the plain ones
+        written += write_svgs(levels, out, solution=True)
     for p in written:
         typer.echo(str(p))
     typer.echo(f"{len(written)} SVG file{'s' if len(written) != 1 else ''} written to {out}")

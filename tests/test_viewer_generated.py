@@ -296,8 +296,11 @@ def test_render_writes_well_formed_deterministic_svgs(work: Path, packs: dict[st
     assert [p.name for p in plain] == sorted(f"{lv.id}.svg" for lv in packs["viewer-demo"].levels)
     for name in names:
         pack = packs[name]
-        first = sorted((work / "svg-1" / name).iterdir())
-        assert [p.name for p in first] == sorted(f"{lv.id}.solution.svg" for lv in pack.levels)
+        written = sorted((work / "svg-1" / name).iterdir())
+        # --solution writes the plain previews and, in addition, the solution previews
+        assert [p.name for p in written] == sorted(
+            [f"{lv.id}.solution.svg" for lv in pack.levels] + [f"{lv.id}.svg" for lv in pack.levels])
+        first = [p for p in written if p.name.endswith(".solution.svg")]
         by_id = {lv.id: lv for lv in pack.levels}
         for path in first + (plain if name == "viewer-demo" else []):
             data = path.read_bytes()
