@@ -885,8 +885,6 @@ def test_same_budget_same_answer_on_medium_boards():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="Budget.seconds is checked every 16 nodes and not at "
-                   "all in root_lock / pairing_check; one node costs O(sum of n_t^2) path tests")
 def test_seconds_budget_is_roughly_honoured():
     n = 24
     board = Board.checked(n, n, [1 + (r + c) % 2 for r in range(n) for c in range(n)])

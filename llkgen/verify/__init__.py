@@ -52,7 +52,7 @@ def _finish(board: Board, rules: Rules, status: str, order, reason: str, proof, 
     return Verdict(SOLVABLE, moves, reason, None, stats)
 
 
-def root_lock(board: Board, rules: Rules) -> list[tuple[int, int]]:
+def root_lock(board: Board, rules: Rules, deadline: float | None = None) -> list[tuple[int, int]]:
     """Tiles the lock test proves can never be removed (no gravity only)."""
     w = board.cols + 2 * PAD
     g = padded(board, rules)
@@ -63,7 +63,7 @@ def root_lock(board: Board, rules: Rules) -> list[tuple[int, int]]:
         for p in ps:
             alive.append(p)
             partners[p] = [q for q in ps if q != p]
-    return sorted(from_padded(p, w) for p in locked_tiles(g, w, alive, partners))
+    return sorted(from_padded(p, w) for p in locked_tiles(g, w, alive, partners, deadline=deadline))
 
 
 #: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
@@ -115,7 +115,11 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
     ours = engine in ("auto", "search")  # the cpsat and baseline engines run alone
 
     if ours and no_gravity:
-        locked = root_lock(board, rules)
+        deadline = None if budget.seconds is None else start + budget.seconds
+        try:
+            locked = root_lock(board, rules, deadline)
+        except OutOfBudget:
+            return _unknown(board, rules, budget, "seconds", "lock-test", 0, stats, start)
         if locked:
             stats["stage"] = "lock-test"
             proof = {"argument": "lock-test", "locked": [list(c) for c in locked]}

@@ -20,15 +20,18 @@ partner, which makes the test stronger while staying sound for that branch.
 
 from __future__ import annotations
 
+import time
 from typing import Mapping, Sequence
 
 from llkgen.path import find_link
 from llkgen.verify.regions import Regions
+from llkgen.verify.verdict import OutOfBudget
 
 
 def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
                  partners: Mapping[int, Sequence[int]], regions: Regions | None = None,
-                 hint: Sequence[tuple[int, int, tuple[int, ...]]] = (), order: list | None = None) -> list[int]:
+                 hint: Sequence[tuple[int, int, tuple[int, ...]]] = (), order: list | None = None,
+                 deadline: float | None = None) -> list[int]:
     """Padded indices of the tiles the relaxation cannot delete (empty list: no proof).
 
     ``regions``, if given, must describe the empty regions of ``g``; it is copied, not changed
@@ -41,7 +44,8 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
     superset of partners. It is replayed first (see the comment there); whatever it fails to
     delete falls through to the ordinary passes. The fixpoint is unique, so the result is the
     same as without a hint; only the cost changes: most children need no path test at all.
-    ``order``, if given, receives this run's deletion order for the children."""
+    ``order``, if given, receives this run's deletion order for the children. Past
+    ``deadline`` (a ``time.perf_counter()`` value) it raises ``OutOfBudget("seconds")``."""
     rg = list(g)
     parent: list[int] = []
     size: list[int] = []
@@ -152,6 +156,8 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
     while changed and remaining:
         changed = False
         keep = []
+        if deadline is not None and time.perf_counter() > deadline:
+            raise OutOfBudget("seconds")
         for p in remaining:
             near = touching(p)
             for q in partners[p]:

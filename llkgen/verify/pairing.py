@@ -262,7 +262,7 @@ class PairingSearch:
 
     def locked(self, hint: Sequence[Pair], order: list) -> list[int]:
         alive, partners = self.partner_map()
-        return locked_tiles(self.g, self.w, alive, partners, self.regions, hint, order)
+        return locked_tiles(self.g, self.w, alive, partners, self.regions, hint, order, self.deadline)
 
     def probe(self, hint: Sequence) -> bool:
         """Failed-pairing probing: for each undecided type and each admissible pairing of it,
