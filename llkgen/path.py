@@ -18,7 +18,7 @@ Internally boards are *padded*: a ``(rows + 4) x (cols + 4)`` flat list. The rin
 the board is ``0`` (passable) when ``border`` is on and ``-1`` when it is off; the outermost
 ring is always a wall, a sentinel that stops every scan without bounds checks. Board cell
 ``(r, c)`` sits at padded index ``(r + 2) * w + c + 2`` with ``w = cols + 4``. The verifier
-keeps such a list and calls :func:`best_link` / :func:`can_link` directly.
+keeps such a list and calls :func:`best_link` / :func:`find_link` directly.
 """
 
 from __future__ import annotations
@@ -214,9 +214,6 @@ def find_link(g: Sequence[int], w: int, pa: int, pb: int) -> tuple[int, ...] | N
     return None
 
 
-#: Truthy exactly when a path exists; see :func:`find_link`.
-can_link = find_link
-
 
 def _check_cell(board: Board, p: object, name: str) -> Cell:
     if (
@@ -265,6 +262,7 @@ def removable_pairs(board: Board, rules: Rules) -> list[Move]:
                     moves.append(Move(a, b, path))
     moves.sort(key=lambda m: (m.a, m.b))
     return moves
+
 
 
 def turns(path: Sequence[Cell]) -> int:

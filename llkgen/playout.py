@@ -127,7 +127,7 @@ class Playout:
 
     def link(self, pa: int, pb: int) -> bool:
         """Whether some path with at most two turns joins padded cells ``pa`` and ``pb``
-        (types ignored): :func:`llkgen.path.can_link` with lookups instead of scans."""
+        (types ignored): :func:`llkgen.path.find_link` with lookups instead of scans."""
         w, lt, rt, up, dn = self.w, self.lt, self.rt, self.up, self.dn
         if pa > pb:
             pa, pb = pb, pa

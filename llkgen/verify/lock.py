@@ -47,29 +47,12 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
     ``order``, if given, receives this run's deletion order for the children. Past
     ``deadline`` (a ``time.perf_counter()`` value) it raises ``OutOfBudget("seconds")``."""
     rg = list(g)
-    parent: list[int] = []
-    size: list[int] = []
-
-    def find(p: int) -> int:
-        while parent[p] != p:
-            p = parent[p]
-        return p
-
-    def touching(p: int) -> set[int]:
-        return {find(q) for q in (p - 1, p + 1, p - w, p + w) if rg[q] == 0}
+    uf: Regions | None = None  # the relaxed board's regions, built only for the passes below
 
     def delete(p: int) -> None:
         rg[p] = 0
-        if not parent:  # regions are only built for the passes below
-            return
-        for q in (p - 1, p + 1, p - w, p + w):
-            if rg[q] == 0:
-                a, b = find(p), find(q)
-                if a != b:
-                    if size[a] < size[b]:
-                        a, b = b, a
-                    parent[b] = a
-                    size[a] += size[b]
+        if uf is not None:
+            uf.open(rg, p)
 
     if order is None:
         order = []
@@ -148,10 +131,7 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
     if remaining:
         # The passes need the empty regions of the relaxed board. The replay above does not,
         # so they are built only now: most hinted runs delete everything and never get here.
-        if regions is None or hint:
-            regions = Regions(rg, w)
-        parent[:] = regions.parent
-        size[:] = regions.size
+        uf = Regions(rg, w) if regions is None or hint else regions.copy()
     changed = True
     while changed and remaining:
         changed = False
@@ -159,7 +139,7 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfBudget("seconds")
         for p in remaining:
-            near = touching(p)
+            near = uf.touching(rg, p)
             for q in partners[p]:
                 d = p - q
                 if d == 1 or d == -1 or d == w or d == -w:
@@ -168,9 +148,9 @@ def locked_tiles(g: Sequence[int], w: int, alive: Sequence[int],
                 if not near:
                     continue
                 if rg[q] == 0:
-                    if find(q) not in near:
+                    if uf.find(q) not in near:
                         continue
-                elif near.isdisjoint(touching(q)):
+                elif near.isdisjoint(uf.touching(rg, q)):
                     continue
                 found = find_link(rg, w, p, q)
                 if found:

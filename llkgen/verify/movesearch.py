@@ -21,7 +21,7 @@ from array import array
 
 from llkgen.board import Board, Rules
 from llkgen.gravity import _lines, compact
-from llkgen.path import PAD, can_link, from_padded, padded, to_padded
+from llkgen.path import PAD, find_link, from_padded, padded, to_padded
 from llkgen.verify.verdict import Budget, OutOfBudget
 
 Pair = tuple[int, int]
@@ -86,7 +86,7 @@ class MoveSearch:
             for i in range(n):
                 p = tiles[i]
                 for j in range(i + 1, n):
-                    if can_link(g, w, p, tiles[j]):
+                    if find_link(g, w, p, tiles[j]):
                         out.append((n, p, tiles[j]))
         if self.ordered:
             rank = self._rank

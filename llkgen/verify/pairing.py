@@ -33,7 +33,7 @@ from array import array
 from typing import Iterator, Sequence
 
 from llkgen.board import Board, Rules
-from llkgen.path import PAD, can_link, padded, to_padded
+from llkgen.path import PAD, find_link, padded, to_padded
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.regions import Regions
 from llkgen.verify.verdict import Budget, OutOfBudget
@@ -157,7 +157,7 @@ class PairingSearch:
             return True
         if self.no_link.get(pr) == self.epoch:
             return False
-        if self.regions.may_link(self.g, p, q) and can_link(self.g, self.w, p, q):
+        if self.regions.may_link(self.g, p, q) and find_link(self.g, self.w, p, q):
             self.links.add(pr)
             self.link_stack.append((len(self.trail), pr))
             return True
@@ -197,7 +197,7 @@ class PairingSearch:
             while pending and progress:
                 progress = False
                 for pr in pending:
-                    if can_link(g, w, *pr):
+                    if find_link(g, w, *pr):
                         saved += [(pr[0], g[pr[0]]), (pr[1], g[pr[1]])]
                         g[pr[0]] = g[pr[1]] = 0
                         pending.remove(pr)

@@ -31,6 +31,15 @@ class Regions:
                     self._union(p, p - w)
         self.log.clear()
 
+    def copy(self) -> "Regions":
+        """An independent copy with an empty undo log."""
+        other = Regions.__new__(Regions)
+        other.w = self.w
+        other.parent = list(self.parent)
+        other.size = list(self.size)
+        other.log = []
+        return other
+
     def find(self, p: int) -> int:
         parent = self.parent
         while parent[p] != p:
