@@ -1,10 +1,14 @@
-"""Path-rule benchmark: ``find_path`` calls per second on full 10x16 boards (40 types x 4,
-border on), against a plain baseline in the same run.
+"""Path-rule benchmark on 10x16 boards (40 types x 4, border on, 40 cells emptied), every
+figure against plain baselines in the same run.
 
-The baseline is the textbook search: a breadth-first search over (cell, direction, turns)
-states that stops at the first arrival with at most two turns. It answers the yes/no question
-only, while ``find_path`` also picks the path a player expects (fewest turns, then shortest,
-then smallest corners), so the comparison is conservative.
+* ``Grid.link``, the verifier's link test on the bitboard run tables of :mod:`llkgen.grid`,
+  against the line-of-sight scan it replaced (kept as the frozen baseline search's test,
+  ``llkgen.verify.baseline._sees``). Both are timed on prebuilt boards, with the queries as
+  padded indices, so the loop around them is the same.
+* ``find_path`` (the referee's drawn path: fewest turns, then shortest, then smallest
+  corners) against the textbook search: a breadth-first search over (cell, direction, turns)
+  states that stops at the first arrival with at most two turns. The BFS answers yes/no only,
+  so that comparison is conservative.
 
     python benchmarks/path_bench.py [--boards 20] [--seconds 2]
 """
@@ -21,7 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from llkgen.board import Board, Rules  # noqa: E402
-from llkgen.path import PAD, find_link, find_path, padded, removable_pairs, to_padded  # noqa: E402
+from llkgen.grid import Grid  # noqa: E402
+from llkgen.path import find_path, removable_pairs  # noqa: E402
+from llkgen.verify.baseline import _sees  # noqa: E402
 
 
 def bfs_link(board: Board, a, b, border: bool) -> bool:
@@ -98,15 +104,37 @@ def main() -> None:
     for board in boards:
         for a, b in queries(board):
             assert (find_path(board, a, b, rules) is not None) == bfs_link(board, a, b, True), (board, a, b)
-    ours, n1 = rate(lambda bd, a, b: find_path(bd, a, b, rules), boards, args.seconds)
-    base, n2 = rate(lambda bd, a, b: bfs_link(bd, a, b, True), boards, args.seconds)
-    grids = {id(bd): (padded(bd, rules), bd.cols + 2 * PAD) for bd in boards}
+    ours, _ = rate(lambda bd, a, b: find_path(bd, a, b, rules), boards, args.seconds)
+    base, _ = rate(lambda bd, a, b: bfs_link(bd, a, b, True), boards, args.seconds)
+    # the two link tests, on prebuilt boards and padded queries
+    prepared = []
+    for board in boards:
+        grid = Grid(board, rules)
+        prepared.append((grid, [(grid.pos(a), grid.pos(b)) for a, b in queries(board)]))
+    for grid, qs in prepared:
+        for pa, pb in qs:
+            assert grid.link(pa, pb) == bool(_sees(grid.g, grid.w, pa, pb))
 
-    def raw(bd, a, b):
-        g, w = grids[id(bd)]
-        return find_link(g, w, to_padded(a, w), to_padded(b, w))
+    def link_rates(tests) -> list[float]:
+        """Calls per second of each test, timed in alternating rounds over all boards: the
+        machine's speed drifts over seconds, and this way every test sees the same drift."""
+        spent = [0.0] * len(tests)
+        calls = sum(len(qs) for _, qs in prepared)
+        rounds = 0
+        t_end = time.perf_counter() + 2 * args.seconds
+        while time.perf_counter() < t_end:
+            for k, test in enumerate(tests):
+                t0 = time.perf_counter()
+                for grid, qs in prepared:
+                    f = test(grid)
+                    for pa, pb in qs:
+                        f(pa, pb)
+                spent[k] += time.perf_counter() - t0
+            rounds += 1
+        return [rounds * calls / t for t in spent]
 
-    inner, _ = rate(raw, boards, args.seconds)
+    scan, bits = link_rates([lambda grid: (lambda pa, pb, g=grid.g, w=grid.w: _sees(g, w, pa, pb)),
+                             lambda grid: grid.link])
     t0 = time.perf_counter()
     reps = 0
     while time.perf_counter() - t0 < args.seconds:
@@ -118,10 +146,11 @@ def main() -> None:
           f"{sum(len(queries(b)) for b in boards)} same-type pairs")
     print("| function | calls/s | ratio |")
     print("|---|---:|---:|")
-    print(f"| find_path (corner scan, best path) | {ours:,.0f} | {ours / base:.1f}x |")
+    print(f"| `Grid.link`, bitboard run tables (the verifier's link test) | {bits:,.0f} | {bits / scan:.1f}x the scan |")
+    print(f"| line-of-sight scan (the link test before `llkgen.grid`) | {scan:,.0f} | 1.0x |")
+    print(f"| `find_path` (corner scan, best path) | {ours:,.0f} | {ours / base:.1f}x the BFS |")
     print(f"| baseline BFS over (cell, direction, turns), yes/no only | {base:,.0f} | 1.0x |")
-    print(f"| find_link on a prebuilt padded grid (the verifier's yes/no test) | {inner:,.0f} | {inner / base:.1f}x |")
-    print(f"| removable_pairs (whole board) | {pairs_rate:,.0f} boards/s | |")
+    print(f"| `removable_pairs` (whole board) | {pairs_rate:,.0f} boards/s | |")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Iterable, Mapping
 
 from llkgen.errors import LevelFormatError
 
 EMPTY = 0
 WALL = -1
-GRAVITIES = ("none", "down", "up", "left", "right")
 #: Largest supported side. A 64x64 board has 4096 cells: far beyond any real level, and small
 #: enough that every algorithm in llkgen stays responsive on it.
 MAX_SIDE = 64
@@ -27,24 +27,73 @@ MAX_TYPE = 9999
 Cell = tuple[int, int]
 
 
+class Gravity(StrEnum):
+    """The side tiles slide towards after each removal. A ``str``, so ``Gravity.DOWN ==
+    "down"`` and JSON, YAML and messages show the plain word."""
+
+    NONE = "none"
+    DOWN = "down"
+    UP = "up"
+    LEFT = "left"
+    RIGHT = "right"
+
+    @property
+    def fall(self) -> tuple[int, int]:
+        """The ``(row, col)`` step of a falling tile; ``(0, 0)`` for ``none``."""
+        return _FALL[self]
+
+    def lines(self, rows: int, cols: int) -> list[list[Cell]]:
+        """The board's columns (``down``/``up``) or rows (``left``/``right``), each listed
+        from the gravity side outwards: the order in which a line's tiles settle. Empty for
+        ``none``."""
+        dr, dc = self.fall
+        if dr:
+            order = range(rows - 1, -1, -1) if dr > 0 else range(rows)
+            return [[(r, c) for r in order] for c in range(cols)]
+        if dc:
+            order = range(cols - 1, -1, -1) if dc > 0 else range(cols)
+            return [[(r, c) for c in order] for r in range(rows)]
+        return []
+
+    def depth(self, cell: Cell, rows: int, cols: int) -> int:
+        """How far ``cell`` lies from the side tiles fall towards (0: on that side). For
+        ``none``, the distance from the nearest edge."""
+        r, c = cell
+        dr, dc = self.fall
+        if dr:
+            return rows - 1 - r if dr > 0 else r
+        if dc:
+            return cols - 1 - c if dc > 0 else c
+        return min(r, c, rows - 1 - r, cols - 1 - c)
+
+
+#: The one direction table: where each gravity sends a falling tile.
+_FALL = {Gravity.NONE: (0, 0), Gravity.DOWN: (1, 0), Gravity.UP: (-1, 0),
+         Gravity.LEFT: (0, -1), Gravity.RIGHT: (0, 1)}
+
+GRAVITIES = tuple(g.value for g in Gravity)
+
+
 @dataclass(frozen=True)
 class Rules:
     """How a board is played: ``border`` lets paths use the ring outside the board;
-    ``gravity`` is the direction tiles slide after each removal."""
+    ``gravity`` is the direction tiles slide after each removal (a :class:`Gravity`; a plain
+    string such as ``"down"`` is accepted and converted)."""
 
     border: bool = True
-    gravity: str = "none"
+    gravity: Gravity = Gravity.NONE
 
     def __post_init__(self) -> None:
         if not isinstance(self.border, bool):
             raise LevelFormatError(f"rules.border: expected true or false, found {self.border!r}")
-        if self.gravity not in GRAVITIES:
+        if not isinstance(self.gravity, str) or self.gravity not in GRAVITIES:
             raise LevelFormatError(
                 f"rules.gravity: expected one of {', '.join(GRAVITIES)}, found {self.gravity!r}"
             )
+        object.__setattr__(self, "gravity", Gravity(self.gravity))
 
     def to_json(self) -> dict:
-        return {"border": self.border, "gravity": self.gravity}
+        return {"border": self.border, "gravity": self.gravity.value}
 
     def describe(self) -> str:
         return f"border={'on' if self.border else 'off'}, gravity={self.gravity}"

@@ -2,29 +2,21 @@
 
 Each column (for ``down``/``up``) or row (for ``left``/``right``) is split by walls into runs;
 each run compacts its tiles towards the gravity side on its own, keeping their order. Walls
-never move and the outer ring never holds tiles.
+never move and the outer ring never holds tiles. The direction table lives in
+:class:`llkgen.board.Gravity`; this module only applies it.
 """
 
 from __future__ import annotations
 
-from llkgen.board import WALL, Board
+from typing import Sequence
+
+from llkgen.board import WALL, Board, Gravity
 
 
-def _lines(rows: int, cols: int, gravity: str) -> list[list[int]]:
-    """Flat indices of each line, listed from the gravity side outwards."""
-    if gravity == "down":
-        return [[r * cols + c for r in range(rows - 1, -1, -1)] for c in range(cols)]
-    if gravity == "up":
-        return [[r * cols + c for r in range(rows)] for c in range(cols)]
-    if gravity == "right":
-        return [[r * cols + c for c in range(cols - 1, -1, -1)] for r in range(rows)]
-    if gravity == "left":
-        return [[r * cols + c for c in range(cols)] for r in range(rows)]
-    raise ValueError(f"gravity: expected down, up, left, right or none, found {gravity!r}")
-
-
-def compact(cells: list[int], lines: list[list[int]]) -> None:
-    """Compact ``cells`` in place along ``lines`` (each ordered from the gravity side)."""
+def compact(cells: list[int], lines: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """Compact ``cells`` in place along ``lines`` (indices into ``cells``, each line ordered
+    from the gravity side). Returns the tile moves ``(from, to)`` in the order made."""
+    moves = []
     for line in lines:
         dest = 0  # position in line of the next free slot of the current run
         for k, i in enumerate(line):
@@ -33,15 +25,23 @@ def compact(cells: list[int], lines: list[list[int]]) -> None:
                 dest = k + 1
             elif v > 0:
                 if k != dest:
-                    cells[line[dest]] = v
+                    j = line[dest]
+                    cells[j] = v
                     cells[i] = 0
+                    moves.append((i, j))
                 dest += 1
+    return moves
 
 
-def apply_gravity(board: Board, gravity: str) -> Board:
-    """The board after tiles slide towards ``gravity``; ``"none"`` returns it unchanged."""
-    if gravity == "none":
+def flat_lines(gravity: Gravity | str, rows: int, cols: int) -> list[list[int]]:
+    """:meth:`Gravity.lines` as row-major flat indices."""
+    return [[r * cols + c for r, c in line] for line in Gravity(gravity).lines(rows, cols)]
+
+
+def apply_gravity(board: Board, gravity: Gravity | str) -> Board:
+    """The board after tiles slide towards ``gravity``; ``none`` returns it unchanged."""
+    if gravity == Gravity.NONE:
         return board
     cells = list(board.cells)
-    compact(cells, _lines(board.rows, board.cols, gravity))
+    compact(cells, flat_lines(gravity, board.rows, board.cols))
     return Board(board.rows, board.cols, tuple(cells))

@@ -14,21 +14,16 @@ Among all legal paths we return the one a player expects to see drawn: the fewes
 the shortest length, then the lexicographically smallest list of corner points (``(row, col)``
 tuples, starting at ``a``).
 
-Internally boards are *padded*: a ``(rows + 4) x (cols + 4)`` flat list. The ring next to
-the board is ``0`` (passable) when ``border`` is on and ``-1`` when it is off; the outermost
-ring is always a wall, a sentinel that stops every scan without bounds checks. Board cell
-``(r, c)`` sits at padded index ``(r + 2) * w + c + 2`` with ``w = cols + 4``. The verifier
-keeps such a list and calls :func:`best_link` / :func:`find_link` directly.
+Paths are drawn on the padded grid of :mod:`llkgen.grid`; :func:`removable_pairs` asks the
+grid's bitboard link test first and draws only the pairs that link.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from llkgen.board import WALL, Board, Cell, Rules
-
-#: Width of the frame around a padded board: the border ring plus a sentinel wall ring.
-PAD = 2
+from llkgen.board import Board, Cell, Rules
+from llkgen.grid import Grid, from_padded, padded, to_padded
 
 
 class Move(NamedTuple):
@@ -40,28 +35,6 @@ class Move(NamedTuple):
 
     def to_json(self) -> dict:
         return {"a": list(self.a), "b": list(self.b), "path": [list(p) for p in self.path]}
-
-
-def padded(board: Board, rules: Rules) -> list[int]:
-    """The board framed by its ring (``0`` if ``rules.border`` else a wall) and a sentinel
-    wall ring outside that."""
-    w = board.cols + PAD * 2
-    g = [WALL] * (w * (board.rows + PAD * 2))
-    if rules.border:
-        for r in range(1, board.rows + 3):
-            g[r * w + 1 : r * w + w - 1] = [0] * (w - 2)
-    for r in range(board.rows):
-        start = (r + PAD) * w + PAD
-        g[start : start + board.cols] = board.cells[r * board.cols : (r + 1) * board.cols]
-    return g
-
-
-def to_padded(cell: Cell, w: int) -> int:
-    return (cell[0] + PAD) * w + cell[1] + PAD
-
-
-def from_padded(p: int, w: int) -> Cell:
-    return (p // w - PAD, p % w - PAD)
 
 
 def _reach(g: Sequence[int], w: int, p: int) -> tuple[int, int, int, int]:
@@ -133,88 +106,6 @@ def best_link(g: Sequence[int], w: int, pa: int, pb: int) -> tuple[int, ...] | N
     return None if best is None else best[1]
 
 
-def find_link(g: Sequence[int], w: int, pa: int, pb: int) -> tuple[int, ...] | None:
-    """Corners (padded indices) of *some* path of at most two turns joining ``pa`` and
-    ``pb``, or None. Faster than :func:`best_link`: it stops at the first path found. The
-    hot loop of the verifier, so the line-of-sight scans are written out inline."""
-    ra, ca = divmod(pa, w)
-    rb, cb = divmod(pb, w)
-    if ra == rb:
-        lo, hi = (pa, pb) if pa < pb else (pb, pa)
-        i = lo + 1
-        while i < hi and not g[i]:
-            i += 1
-        if i == hi:
-            return (pa, pb)
-    elif ca == cb:
-        lo, hi = (pa, pb) if pa < pb else (pb, pa)
-        i = lo + w
-        while i < hi and not g[i]:
-            i += w
-        if i == hi:
-            return (pa, pb)
-    # Line of sight of each end: first blocked cell in each direction.
-    i = pa - 1
-    while not g[i]:
-        i -= 1
-    aL = i + 1 - ra * w
-    i = pa + 1
-    while not g[i]:
-        i += 1
-    aR = i - 1 - ra * w
-    i = pa - w
-    while not g[i]:
-        i -= w
-    aU = i // w + 1
-    i = pa + w
-    while not g[i]:
-        i += w
-    aD = i // w - 1
-    i = pb - 1
-    while not g[i]:
-        i -= 1
-    bL = i + 1 - rb * w
-    i = pb + 1
-    while not g[i]:
-        i += 1
-    bR = i - 1 - rb * w
-    i = pb - w
-    while not g[i]:
-        i -= w
-    bU = i // w + 1
-    i = pb + w
-    while not g[i]:
-        i += w
-    bD = i // w - 1
-    if ca != cb and ra != rb:
-        if aL <= cb <= aR and bU <= ra <= bD:
-            return (pa, ra * w + cb, pb)
-        if aU <= rb <= aD and bL <= ca <= bR:
-            return (pa, rb * w + ca, pb)
-    if ra != rb:
-        top, bottom = (ra, rb) if ra < rb else (rb, ra)
-        for c in range(max(aL, bL), min(aR, bR) + 1):
-            if c != ca and c != cb:
-                i = (top + 1) * w + c
-                end = bottom * w + c
-                while i < end and not g[i]:
-                    i += w
-                if i >= end:
-                    return (pa, ra * w + c, rb * w + c, pb)
-    if ca != cb:
-        left, right = (ca, cb) if ca < cb else (cb, ca)
-        for r in range(max(aU, bU), min(aD, bD) + 1):
-            if r != ra and r != rb:
-                i = r * w + left + 1
-                end = r * w + right
-                while i < end and not g[i]:
-                    i += 1
-                if i >= end:
-                    return (pa, r * w + ca, r * w + cb, pb)
-    return None
-
-
-
 def _check_cell(board: Board, p: object, name: str) -> Cell:
     if (
         not isinstance(p, (tuple, list))
@@ -238,7 +129,7 @@ def find_path(board: Board, a: Cell, b: Cell, rules: Rules) -> list[Cell] | None
     if a == b or va <= 0 or va != vb:
         return None
     g = padded(board, rules)
-    return _link_cells(g, board.cols + PAD * 2, a, b)
+    return _link_cells(g, board.cols + 4, a, b)
 
 
 def _link_cells(g: Sequence[int], w: int, a: Cell, b: Cell) -> list[Cell] | None:
@@ -251,15 +142,17 @@ def _link_cells(g: Sequence[int], w: int, a: Cell, b: Cell) -> list[Cell] | None
 def removable_pairs(board: Board, rules: Rules) -> list[Move]:
     """Every pair removable right now, each with its drawn path, sorted by ``(a, b)`` in
     row-major order with ``a < b``."""
-    g = padded(board, rules)
-    w = board.cols + PAD * 2
+    grid = Grid(board, rules)
+    g, w = grid.g, grid.w
     moves: list[Move] = []
     for cells in board.types().values():
+        ps = [grid.pos(c) for c in cells]
         for i, a in enumerate(cells):
-            for b in cells[i + 1 :]:
-                path = _link_cells(g, w, a, b)
-                if path is not None:
-                    moves.append(Move(a, b, path))
+            for j in range(i + 1, len(cells)):
+                if grid.link(ps[i], ps[j]):
+                    path = _link_cells(g, w, a, cells[j])
+                    assert path is not None, "the link test and the path drawing disagree"
+                    moves.append(Move(a, cells[j], path))
     moves.sort(key=lambda m: (m.a, m.b))
     return moves
 

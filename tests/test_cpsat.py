@@ -23,7 +23,7 @@ import pytest
 from ortools.sat.python import cp_model
 
 from llkgen.board import Board, Rules
-from llkgen.path import PAD, padded, to_padded
+from llkgen.grid import PAD, padded, to_padded
 from llkgen.referee import replay
 from llkgen.verify import Budget
 from llkgen.verify.cpsat import (CpsatHandles, NODES_PER_DET_SECOND, budget_limits, build_model,

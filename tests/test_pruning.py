@@ -2,9 +2,8 @@
 none may ever discard a solvable board (or a solvable branch).
 
 The rules: the lock test (root and with partner restrictions), its hinted replay (same
-fixpoint as a cold run), the region filter (never rejects a linkable pair), the safe-move
-closure of the pairing search, failed-pairing probing, the flow pairing check, and the
-pinned fixture boards in tests/data.
+fixpoint as a cold run), the safe-move closure of the pairing search, failed-pairing probing,
+the flow pairing check, and the pinned fixture boards in tests/data.
 """
 
 from __future__ import annotations
@@ -24,13 +23,12 @@ except ImportError:
 
 from llkgen.board import Board, Rules
 from llkgen.level import load_level
-from llkgen.path import PAD, find_link, padded, to_padded
+from llkgen.grid import PAD, Grid, to_padded
 from llkgen.referee import replay
 from llkgen.verify import Budget, root_lock, verify
 from llkgen.verify.flow import pairing_check
-from llkgen.verify.lock import locked_tiles
+from llkgen.verify.lock import locked_tiles, root_partners
 from llkgen.verify.pairing import PairingSearch
-from llkgen.verify.regions import Regions
 
 DATA = Path(__file__).parent / "data"
 
@@ -76,7 +74,7 @@ def test_lock_test_with_a_fixed_pairing_never_locks_the_solution_pairing():
         for a, b in solution:
             pa, pb = to_padded(a, w), to_padded(b, w)
             partners[pa], partners[pb] = [pb], [pa]
-        assert locked_tiles(padded(board, rules), w, list(partners), partners) == []
+        assert locked_tiles(Grid(board, rules), list(partners), partners) == []
         checked += 1
     assert checked > 100
 
@@ -87,22 +85,20 @@ def test_hinted_lock_test_reaches_the_same_fixpoint():
     rng = random.Random(3)
     compared = 0
     for grid, board, rules in CASES[:600]:
-        w = board.cols + 2 * PAD
-        g = padded(board, rules)
-        types = {t: [to_padded(c, w) for c in cells] for t, cells in board.types().items()}
-        alive = [p for ps in types.values() for p in ps]
-        partners = {p: [q for q in types[g[p]] if q != p] for p in alive}
+        g = Grid(board, rules)
+        alive, partners = root_partners(g)
+        types = g.by_type()
         order: list = []
-        if locked_tiles(g, w, alive, partners, None, (), order):
+        if locked_tiles(g, alive, partners, (), order):
             continue
         # play one legal move for real and forbid one random pair of another type
         pairs = [(p, q) for ps in types.values() for i, p in enumerate(ps) for q in ps[i + 1:]
-                 if find_link(g, w, p, q)]
+                 if g.link(p, q)]
         if not pairs:
             continue
         p, q = rng.choice(pairs)
-        g2 = list(g)
-        g2[p] = g2[q] = 0
+        g2 = g.copy()
+        g2.remove(p, q)
         alive2 = [x for x in alive if x not in (p, q)]
         partners2 = {x: [y for y in partners[x] if y not in (p, q)] for x in alive2}
         if alive2 and rng.random() < 0.5:
@@ -111,26 +107,11 @@ def test_hinted_lock_test_reaches_the_same_fixpoint():
                 y = rng.choice(partners2[x])
                 partners2[x] = [z for z in partners2[x] if z != y]
                 partners2[y] = [z for z in partners2[y] if z != x]
-        cold = locked_tiles(g2, w, alive2, partners2)
-        warm = locked_tiles(g2, w, alive2, partners2, Regions(g2, w), order)
+        cold = locked_tiles(g2, alive2, partners2)
+        warm = locked_tiles(g2, alive2, partners2, order)
         assert sorted(cold) == sorted(warm), f"{board}\n{rules}"
         compared += 1
     assert compared > 200
-
-
-def test_region_filter_never_rejects_a_linkable_pair():
-    checked = 0
-    for grid, board, rules in CASES[:800]:
-        w = board.cols + 2 * PAD
-        g = padded(board, rules)
-        regions = Regions(g, w)
-        tiles = [to_padded(c, w) for c in board.tiles()]
-        for i, p in enumerate(tiles):
-            for q in tiles[i + 1:]:
-                if find_link(g, w, p, q):
-                    assert regions.may_link(g, p, q)
-                    checked += 1
-    assert checked > 1000
 
 
 def test_safe_move_closure_keeps_solvable_boards_solvable():
@@ -141,7 +122,7 @@ def test_safe_move_closure_keeps_solvable_boards_solvable():
         if not TRUTH[i]:
             continue
         search = PairingSearch(board, rules, Budget(nodes=10))
-        assert search.closure(), f"closure declared a solvable board dead:\n{board}"
+        assert search.closure(search.types), f"closure declared a solvable board dead:\n{board}"
         if not search.moves:
             continue
         order = [((p // search.w - PAD, p % search.w - PAD), (q // search.w - PAD, q % search.w - PAD))
@@ -160,12 +141,12 @@ def test_probing_never_forbids_every_pairing_of_a_solvable_board():
         if not TRUTH[i]:
             continue
         search = PairingSearch(board, rules, Budget(nodes=10))
-        assert search.closure()
+        assert search.closure(search.types)
         order: list = []
         if search.locked((), order):
             pytest.fail(f"lock test fired on a solvable board:\n{board}")
-        search.probe(order)
-        assert search.closure(), f"probing forbade every pairing of a type:\n{board}\n{rules}"
+        dirty = search.probe(order)
+        assert search.closure(dirty), f"probing forbade every pairing of a type:\n{board}\n{rules}"
         checked += 1
     assert checked > 100
 

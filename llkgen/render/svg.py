@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from llkgen.board import WALL, Board, Cell, Rules
+from llkgen.gravity import compact, flat_lines
 from llkgen.level import Level
 from llkgen.referee import replay
 from llkgen.render import palette as pal
@@ -102,27 +103,13 @@ def _parse_moves(solution: object) -> list[tuple[Cell, Cell]] | None:
 
 
 def _slide_ids(ids: list[int], values: list[int], rows: int, cols: int, gravity: str) -> None:
-    """Apply gravity to ``ids`` (a per-tile identity grid) exactly as ``values`` moves,
+    """Apply gravity to ``values`` and move ``ids`` (a per-tile identity grid) the same way,
     so a tile can be followed from the initial board to the step that removes it. The
     caller checks the result against the referee's board."""
     if gravity == "none":
         return
-    if gravity in ("down", "up"):
-        lines = [[r * cols + c for r in range(rows)] for c in range(cols)]
-    else:
-        lines = [[r * cols + c for c in range(cols)] for r in range(rows)]
-    if gravity in ("down", "right"):
-        lines = [line[::-1] for line in lines]
-    for line in lines:
-        run: list[int] = []
-        for i in line + [None]:
-            if i is None or values[i] == WALL:
-                tiles = [(values[j], ids[j]) for j in run if values[j] > 0]
-                for k, j in enumerate(run):
-                    values[j], ids[j] = tiles[k] if k < len(tiles) else (0, 0)
-                run = []
-            else:
-                run.append(i)
+    for i, j in compact(values, flat_lines(gravity, rows, cols)):
+        ids[j], ids[i] = ids[i], 0
 
 
 @dataclass

@@ -22,11 +22,13 @@ import time
 from contextlib import contextmanager
 
 from llkgen.board import WALL, Board, Rules
-from llkgen.path import PAD, Move, from_padded, padded, to_padded
+from llkgen.grid import Grid, from_padded
+from llkgen.path import Move
 from llkgen.referee import replay
+from llkgen.verify.baseline import BaselineSearch
 from llkgen.verify.cpsat import solve_cpsat
 from llkgen.verify.flow import pairing_check
-from llkgen.verify.lock import locked_tiles
+from llkgen.verify.lock import locked_tiles, root_partners
 from llkgen.verify.movesearch import MoveSearch
 from llkgen.verify.pairing import PairingSearch
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget, Verdict
@@ -54,16 +56,9 @@ def _finish(board: Board, rules: Rules, status: str, order, reason: str, proof, 
 
 def root_lock(board: Board, rules: Rules, deadline: float | None = None) -> list[tuple[int, int]]:
     """Tiles the lock test proves can never be removed (no gravity only)."""
-    w = board.cols + 2 * PAD
-    g = padded(board, rules)
-    types = board.types()
-    alive, partners = [], {}
-    for cells in types.values():
-        ps = [to_padded(c, w) for c in cells]
-        for p in ps:
-            alive.append(p)
-            partners[p] = [q for q in ps if q != p]
-    return sorted(from_padded(p, w) for p in locked_tiles(g, w, alive, partners, deadline=deadline))
+    grid = Grid(board, rules)
+    alive, partners = root_partners(grid)
+    return sorted(grid.cell(p) for p in locked_tiles(grid, alive, partners, deadline=deadline))
 
 
 #: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
@@ -108,8 +103,8 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
     if board.is_cleared():
         stats["stage"] = "trivial"
         return _finish(board, rules, SOLVABLE, [], "the board has no tiles", None, stats, start)
-    w = board.cols + 2 * PAD
-    prefer = [(to_padded(tuple(a), w), to_padded(tuple(b), w)) for a, b in hint
+    w = board.cols + 4
+    prefer = [((a[0] + 2) * w + a[1] + 2, (b[0] + 2) * w + b[1] + 2) for a, b in hint
               if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
     no_gravity = rules.gravity == "none"
     ours = engine in ("auto", "search")  # the cpsat and baseline engines run alone
@@ -164,14 +159,15 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
         if budget.nodes is not None:
             remaining = Budget(nodes=max(0, budget.nodes - dive.nodes), seconds=budget.seconds)
 
+    solver: BaselineSearch | PairingSearch | MoveSearch
     if engine == "baseline":
-        solver = MoveSearch(board, rules, remaining, ordered=False, start=start)
+        solver = BaselineSearch(board, rules, remaining, start=start)
         stage = "baseline-search"
     elif no_gravity:
         solver = PairingSearch(board, rules, remaining, start=start, prefer=prefer)
         stage = "pairing-search"
     else:
-        solver = MoveSearch(board, rules, remaining, ordered=True, start=start, prefer=hint)
+        solver = MoveSearch(board, rules, remaining, start=start, prefer=hint)
         stage = "move-search"
     spent = stats.get("dive_nodes", 0)
     try:

@@ -83,9 +83,8 @@ from typing import Sequence
 from ortools.sat.python import cp_model
 
 from llkgen.board import WALL, Board, Cell, Rules
-from llkgen.path import PAD, padded, to_padded
+from llkgen.grid import PAD, Grid, padded, to_padded
 from llkgen.verify.lock import locked_tiles
-from llkgen.verify.regions import Regions
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget
 
 __all__ = ["build_model", "solve_model", "solve_cpsat", "budget_limits", "pair_shapes",
@@ -181,7 +180,7 @@ def pair_shapes(g: Sequence[int], w: int, pa: int, pb: int,
     return minimal
 
 
-def _probe_pairs(g: Sequence[int], w: int, pos: Sequence[int], pairs: Sequence[Pair]) -> list[int]:
+def _probe_pairs(grid: Grid, pos: Sequence[int], pairs: Sequence[Pair]) -> list[int]:
     """Indices of the ``pairs`` that survive lock probing, in order.
 
     Pair ``P = (i, j)`` is dropped when the lock test (:mod:`llkgen.verify.lock`) locks some
@@ -191,7 +190,6 @@ def _probe_pairs(g: Sequence[int], w: int, pos: Sequence[int], pairs: Sequence[P
     Dropped pairs leave the partner lists of later probes, which stays sound for the same
     reason (no solution uses them); passes repeat until nothing changes."""
     alive = list(pos)
-    regions = Regions(g, w)
     live = list(range(len(pairs)))
     changed = True
     while changed:
@@ -205,7 +203,7 @@ def _probe_pairs(g: Sequence[int], w: int, pos: Sequence[int], pairs: Sequence[P
                     continue
                 partners[pos[a]].append(pos[b])
                 partners[pos[b]].append(pos[a])
-            if locked_tiles(g, w, alive, partners, regions):
+            if locked_tiles(grid, alive, partners):
                 live.remove(k)
                 changed = True
     return live
@@ -287,7 +285,7 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     shapes = [shapes[k] for k in order]
     probed_out = 0
     if probe:
-        keep = _probe_pairs(g, w, pos, pairs)
+        keep = _probe_pairs(Grid(board, rules), pos, pairs)
         probed_out = len(pairs) - len(keep)
         pairs = [pairs[k] for k in keep]
         shapes = [shapes[k] for k in keep]

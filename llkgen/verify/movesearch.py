@@ -8,10 +8,7 @@ because the outcome of play depends only on the board (and the fixed rules), not
 was reached. The table stores the exact board bytes, so a hash collision can never prune a
 live board.
 
-``ordered=False`` is the benchmark's plain baseline: the same search with moves in board
-order. ``ordered=True`` tries first the moves that finish a type and then those whose tiles
-lie nearest the side tiles fall towards (or nearest the edge without gravity): a heuristic
-only, which changes speed, never the verdict.
+Move ordering is a heuristic only: it changes speed, never the verdict.
 """
 
 from __future__ import annotations
@@ -19,118 +16,88 @@ from __future__ import annotations
 import time
 from array import array
 
-from llkgen.board import Board, Rules
-from llkgen.gravity import _lines, compact
-from llkgen.path import PAD, find_link, from_padded, padded, to_padded
+from llkgen.board import Board, Cell, Rules
+from llkgen.grid import Grid
 from llkgen.verify.verdict import Budget, OutOfBudget
 
 Pair = tuple[int, int]
 
 
 class MoveSearch:
-    def __init__(self, board: Board, rules: Rules, budget: Budget, *, ordered: bool = True,
+    def __init__(self, board: Board, rules: Rules, budget: Budget, *, ordering: str = "far",
                  start: float | None = None, prefer: list | None = None):
-        self.rows, self.cols = board.rows, board.cols
-        self.w = board.cols + 2 * PAD
-        self.g = padded(board, rules)
-        self.gravity = rules.gravity
-        self.lines = None
-        if rules.gravity != "none":
-            w = self.w
-            self.lines = [[to_padded(divmod(i, board.cols), w) for i in line]
-                          for line in _lines(board.rows, board.cols, rules.gravity)]
-        self.cells = [to_padded((r, c), self.w) for r in range(board.rows) for c in range(board.cols)]
-        self.ordered = ordered
+        self.grid = Grid(board, rules)
+        self.g = self.grid.g
+        self.ordering = ordering
         self.dead: set[bytes] = set()
         self.nodes = 0
-        self.tt_hits = 0
         self.budget = budget
         self.start = time.perf_counter() if start is None else start
         self.deadline = None if budget.seconds is None else self.start + budget.seconds
         self.path: list[Pair] = []
-        self._rank = self._edge_rank()
+        grid = self.grid
+        self.depth = {p: rules.gravity.depth(grid.cell(p), board.rows, board.cols) for p in grid.cells}
         # A removal order to try first (move-ordering hint; cells as at each step). Followed
         # while the search's path is still a prefix of it.
-        self.prefer = [tuple(sorted((to_padded(tuple(a), self.w), to_padded(tuple(b), self.w))))
-                       for a, b in (prefer or [])]
+        self.prefer = [tuple(sorted((grid.pos(a), grid.pos(b)))) for a, b in (prefer or [])]
 
-    def _edge_rank(self) -> dict[int, int]:
-        """Distance of each cell from the side the ordering prefers to clear first."""
-        rank = {}
-        rows, cols = self.rows, self.cols
-        for r in range(rows):
-            for c in range(cols):
-                if self.gravity == "down":
-                    d = rows - 1 - r
-                elif self.gravity == "up":
-                    d = r
-                elif self.gravity == "left":
-                    d = c
-                elif self.gravity == "right":
-                    d = cols - 1 - c
-                else:
-                    d = min(r, c, rows - 1 - r, cols - 1 - c)
-                rank[to_padded((r, c), self.w)] = d
-        return rank
-
-    def moves(self, g: list[int]) -> list[Pair]:
-        by_type: dict[int, list[int]] = {}
-        for p in self.cells:
-            v = g[p]
-            if v > 0:
-                by_type.setdefault(v, []).append(p)
-        w = self.w
+    def moves(self) -> list[Pair]:
+        grid = self.grid
+        link = grid.link
         out = []
-        for t, tiles in by_type.items():
+        for tiles in grid.by_type().values():
             n = len(tiles)
             for i in range(n):
                 p = tiles[i]
                 for j in range(i + 1, n):
-                    if find_link(g, w, p, tiles[j]):
+                    if link(p, tiles[j]):
                         out.append((n, p, tiles[j]))
-        if self.ordered:
-            rank = self._rank
-            out.sort(key=lambda m: (m[0] != 2, rank[m[1]] + rank[m[2]], m[1], m[2]))
+        if self.ordering == "far":
+            depth = self.depth
+            out.sort(key=lambda m: (-depth[m[1]] - depth[m[2]], m[1], m[2]))
+        elif self.ordering == "near":
+            depth = self.depth
+            out.sort(key=lambda m: (m[0] != 2, depth[m[1]] + depth[m[2]], m[1], m[2]))
         else:
             out.sort(key=lambda m: (m[1], m[2]))
         moves = [(p, q) for _, p, q in out]
-        depth = len(self.path)
-        if depth < len(self.prefer) and self.path == self.prefer[:depth] and self.prefer[depth] in moves:
-            moves.remove(self.prefer[depth])
-            moves.insert(0, self.prefer[depth])
+        depth_now = len(self.path)
+        if (depth_now < len(self.prefer) and self.path == self.prefer[:depth_now]
+                and self.prefer[depth_now] in moves):
+            moves.remove(self.prefer[depth_now])
+            moves.insert(0, self.prefer[depth_now])
         return moves
 
     def _tick(self) -> None:
         self.nodes += 1
         if self.budget.nodes is not None and self.nodes > self.budget.nodes:
             raise OutOfBudget("nodes")
-        if self.deadline is not None and (self.nodes & 3) == 0 and time.perf_counter() > self.deadline:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")
 
-    def search(self) -> list[tuple] | None:
+    def search(self) -> list[tuple[Cell, Cell]] | None:
         """The removal order as board cells ``((r1, c1), (r2, c2))``, each in the coordinates
         of the board at that moment, or ``None`` after an exhaustive search."""
-        if self._solve(self.g):
-            w = self.w
-            return [(from_padded(p, w), from_padded(q, w)) for p, q in self.path]
+        if self._solve():
+            cell = self.grid.cell
+            return [(cell(p), cell(q)) for p, q in self.path]
         return None
 
-    def _solve(self, g: list[int]) -> bool:
+    def _solve(self) -> bool:
         self._tick()
-        if not any(g[p] > 0 for p in self.cells):
+        grid = self.grid
+        if grid.is_cleared():
             return True
-        key = array("h", g).tobytes()
+        key = array("h", grid.g).tobytes()
         if key in self.dead:
-            self.tt_hits += 1
             return False
-        for p, q in self.moves(g):
-            child = g[:]
-            child[p] = child[q] = 0
-            if self.lines is not None:
-                compact(child, self.lines)
+        snap = grid.snapshot()
+        for p, q in self.moves():
+            grid.remove(p, q)
             self.path.append((p, q))
-            if self._solve(child):
+            if self._solve():
                 return True
             self.path.pop()
+            grid.restore(snap)
         self.dead.add(key)
         return False

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import time
 from array import array
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from llkgen.board import Board, Rules
-from llkgen.path import PAD, find_link, padded, to_padded
-from llkgen.verify.lock import locked_tiles
-from llkgen.verify.regions import Regions
+from llkgen.grid import Grid
+from llkgen.verify.lock import OrderWalk, Relaxation, locked_tiles
 from llkgen.verify.verdict import Budget, OutOfBudget
 
 Pair = tuple[int, int]
@@ -74,24 +73,17 @@ class PairingSearch:
     def __init__(self, board: Board, rules: Rules, budget: Budget, start: float | None = None,
                  *, lock: bool = True, probe: bool = True, prefer: Sequence[Pair] = ()):
         assert rules.gravity == "none", "the pairing search is only sound without gravity"
-        self.w = board.cols + 2 * PAD
-        self.g = padded(board, rules)
-        self.types: dict[int, list[int]] = {
-            t: [to_padded(c, self.w) for c in cells] for t, cells in board.types().items()
-        }
+        self.grid = Grid(board, rules)
+        self.w = self.grid.w
+        self.g = self.grid.g  # the grid's own list: restores refill it in place
+        self.types: dict[int, list[int]] = dict(sorted(self.grid.by_type().items()))
         self.left = board.tile_count
-        self.regions = Regions(self.g, self.w)
         self.forbidden: set[Pair] = set()
         self.moves: list[Pair] = []
         self.trail: list[tuple] = []  # undo log: ("rm", p, q, t) or ("fb", pair)
         self.dead: set[bytes] = set()
-        self.epoch = 0  # bumped at every board change; dates the negative link cache
-        self.links: set[Pair] = set()
-        self.link_stack: list[tuple[int, Pair]] = []
-        self.no_link: dict[Pair, int] = {}
         self.nodes = 0
         self.lock_prunes = 0
-        self.tt_hits = 0
         self.budget = budget
         self.start = time.perf_counter() if start is None else start
         self.deadline = None if budget.seconds is None else self.start + budget.seconds
@@ -110,13 +102,10 @@ class PairingSearch:
 
     # -- board changes with undo ----------------------------------------------------------------
     def _remove(self, p: int, q: int) -> None:
-        g = self.g
-        t = g[p]
-        g[p] = g[q] = 0
+        t = self.g[p]
+        self.grid.clear(p)
+        self.grid.clear(q)
         self.left -= 2
-        self.epoch += 1
-        self.regions.open(g, p)
-        self.regions.open(g, q)
         self.moves.append((p, q))
         self.trail.append(("rm", p, q, t))
 
@@ -124,45 +113,28 @@ class PairingSearch:
         self.forbidden.add(pair)
         self.trail.append(("fb", pair))
 
-    def _mark(self) -> tuple[int, int]:
-        return len(self.trail), self.regions.mark()
+    def _mark(self) -> int:
+        return len(self.trail)
 
-    def _undo(self, mark: tuple[int, int]) -> None:
-        n, rmark = mark
-        g = self.g
+    def _undo(self, mark: int) -> None:
+        """Take back every removal and forbidding since ``mark``. Removals are refilled in
+        reverse order, which restores the grid's run tables exactly."""
+        grid = self.grid
         trail = self.trail
-        while len(trail) > n:
+        while len(trail) > mark:
             entry = trail.pop()
             if entry[0] == "rm":
                 _, p, q, t = entry
-                g[p] = g[q] = t
+                grid.fill(q, t)
+                grid.fill(p, t)
                 self.left += 2
-                self.epoch += 1
                 self.moves.pop()
             else:
                 self.forbidden.discard(entry[1])
-        self.regions.undo(rmark)
-        stack, links = self.link_stack, self.links
-        while stack and stack[-1][0] > n:
-            links.discard(stack.pop()[1])
 
     # -- queries --------------------------------------------------------------------------------
     def linkable(self, p: int, q: int) -> bool:
-        """Path test with two caches. Going deeper only empties cells, so a pair found
-        linkable stays linkable until the search backtracks past the point where it was found
-        (``link_stack`` records that point). A negative answer holds until the board next
-        changes (``epoch``)."""
-        pr = (p, q)
-        if pr in self.links:
-            return True
-        if self.no_link.get(pr) == self.epoch:
-            return False
-        if self.regions.may_link(self.g, p, q) and find_link(self.g, self.w, p, q):
-            self.links.add(pr)
-            self.link_stack.append((len(self.trail), pr))
-            return True
-        self.no_link[pr] = self.epoch
-        return False
+        return self.grid.link(p, q)
 
     def alive(self, t: int) -> list[int]:
         g = self.g
@@ -180,72 +152,94 @@ class PairingSearch:
 
     def _clear_type_now(self, pairings: list[Pairing]) -> list[Pair] | None:
         """A removal order that clears a type with its own moves available now, or None.
-        Trial removals write the board directly and are restored before returning."""
-        g, w = self.g, self.w
+        Trial removals go through the grid and are refilled, in reverse, before returning."""
+        grid = self.grid
         for pairing in pairings:
-            first = [pr for pr in pairing if self.linkable(*pr)]
+            first = [pr for pr in pairing if grid.link(*pr)]
             if not first:
                 continue
             if len(first) == len(pairing):
                 return list(pairing)
             done = list(first)
             pending = [pr for pr in pairing if pr not in first]
-            saved = [(p, g[p]) for pr in first for p in pr]
-            for p, _ in saved:
-                g[p] = 0
+            t = self.g[first[0][0]]
+            cleared = [p for pr in first for p in pr]
+            for p in cleared:
+                grid.clear(p)
             progress = True
             while pending and progress:
                 progress = False
                 for pr in pending:
-                    if find_link(g, w, *pr):
-                        saved += [(pr[0], g[pr[0]]), (pr[1], g[pr[1]])]
-                        g[pr[0]] = g[pr[1]] = 0
+                    if grid.link(*pr):
+                        grid.clear(pr[0])
+                        grid.clear(pr[1])
+                        cleared += pr
                         pending.remove(pr)
                         done.append(pr)
                         progress = True
                         break
-            for p, v in saved:
-                g[p] = v
+            for p in reversed(cleared):
+                grid.fill(p, t)
             if not pending:
                 return done
         return None
 
     # -- propagation ----------------------------------------------------------------------------
-    def closure(self) -> bool:
-        """Play every safe move until none is left. False when some type has no admissible
-        pairing left (the node is dead)."""
-        progress = True
-        while progress:
-            progress = False
-            for t in self.types:
-                tiles = self.alive(t)
-                n = len(tiles)
-                if not n or n > MAX_MATCHING_TILES:
-                    continue
-                if n == 2:
-                    pr = (tiles[0], tiles[1])
-                    if pr in self.forbidden:
-                        return False
-                    if self.linkable(*pr):
-                        self._remove(*pr)
-                        progress = True
-                    continue
+    def _play(self, p: int, q: int) -> set[int]:
+        """Remove the pair and return the types whose closure may have changed: its own, and
+        every type with a tile seen from the two opened cells (:meth:`Grid.seen`: any pair
+        that gains a path has an end seen from them; and so does any pair that gains a path
+        once some tiles of its own type are gone, as the whole-type clearing asks, because the
+        first tile such a path meets from an opened cell is of that type)."""
+        t = self.g[p]
+        self._remove(p, q)
+        g = self.g
+        dirty = {t}
+        seen = self.grid.seen
+        for c in (p, q):
+            for x in seen(c)[0]:
+                dirty.add(g[x])
+        return dirty
+
+    def closure(self, dirty: Iterable[int]) -> bool:
+        """Play every safe move until none is left, looking only at the ``dirty`` types and
+        those a move dirties (see :meth:`_play`): any other type was settled by the closure
+        that led to this node and nothing it depends on has changed. False when some type
+        has no admissible pairing left (the node is dead)."""
+        queue = sorted(dirty)
+        queued = set(queue)
+        forbidden = self.forbidden
+        linkable = self.grid.link
+        at = 0
+        while at < len(queue):
+            t = queue[at]
+            at += 1
+            queued.discard(t)
+            tiles = self.alive(t)
+            n = len(tiles)
+            if not n or n > MAX_MATCHING_TILES:
+                continue
+            moves: Sequence[Pair] = ()
+            if n == 2:
+                pr = (tiles[0], tiles[1])
+                if pr in forbidden:
+                    return False
+                if linkable(*pr):
+                    moves = (pr,)
+            else:
                 pairings = self.admissible(tiles)
                 if not pairings:
                     return False
-                played = False
                 if len(pairings) < len(_patterns(n)):  # only forbidding can force a pair
-                    for p, q in sorted(set(pairings[0]).intersection(*pairings[1:])):
-                        if self.linkable(p, q):
-                            self._remove(p, q)
-                            played = True
-                if not played:
-                    order = self._clear_type_now(pairings)
-                    if order is not None:
-                        for p, q in order:
-                            self._remove(p, q)
-                        played = True
-                progress = progress or played
+                    moves = [pr for pr in sorted(set(pairings[0]).intersection(*pairings[1:]))
+                             if linkable(*pr)]
+                if not moves:
+                    moves = self._clear_type_now(pairings) or ()
+            for p, q in moves:
+                for d in self._play(p, q):
+                    if d not in queued:
+                        queue.append(d)
+                        queued.add(d)
         return True
 
     def partner_map(self) -> tuple[list[int], dict[int, list[int]]]:
@@ -262,19 +256,21 @@ class PairingSearch:
 
     def locked(self, hint: Sequence[Pair], order: list) -> list[int]:
         alive, partners = self.partner_map()
-        return locked_tiles(self.g, self.w, alive, partners, self.regions, hint, order, self.deadline)
+        return locked_tiles(self.grid, alive, partners, hint, order, self.deadline)
 
-    def probe(self, hint: Sequence) -> bool:
+    def probe(self, hint: Sequence) -> set[int]:
         """Failed-pairing probing: for each undecided type and each admissible pairing of it,
         run the lock test with that type held to that pairing. A pairing that locks is
         impossible (the lock test is sound under any partner restriction), so a pair all of
-        whose admissible pairings lock is forbidden. Returns True when it forbade something
-        (the caller re-runs propagation); a type left with no pairing is then caught by the
-        closure."""
+        whose admissible pairings lock is forbidden. Returns the types it forbade pairs of
+        (the caller re-runs propagation on them); a type left with no pairing is then caught
+        by the closure."""
         fb = self.forbidden
-        forbade = False
+        forbade: set[int] = set()
         used = {p: q for p, q, _ in hint}
         alive, partners = self.partner_map()
+        todo: list[tuple[list[int], list[Pairing]]] = []
+        wanted: dict[int, set[int]] = {}
         for t in self.types:
             tiles = self.alive(t)
             if len(tiles) < 4 or len(tiles) > MAX_MATCHING_TILES:
@@ -282,27 +278,50 @@ class PairingSearch:
             pairings = self.admissible(tiles)
             if len(pairings) < 2:
                 continue
-            all_pairs = [(p, q) for i, p in enumerate(tiles) for q in tiles[i + 1 :]]
-            alive_pairings = []
+            todo.append((tiles, pairings))
             for pairing in pairings:
-                # The node's own lock test deleted every tile; if each tile of this type used
-                # its partner under this pairing, that same deletion order is valid with the
-                # pairing imposed, so the test would pass: skip it.
-                mate = {p: q for pr in pairing for p, q in (pr, pr[::-1])}
-                if all(used.get(p) == mate[p] for p in tiles):
+                for p, q in pairing:
+                    if used.get(p) != q:
+                        wanted.setdefault(p, set()).add(q)
+                    if used.get(q) != p:
+                        wanted.setdefault(q, set()).add(p)
+        if not todo:
+            return forbade
+        # A pairing whose tiles each link to their new partner where the node's own order
+        # deleted them passes the lock test (see lock.links_along); only the others need one.
+        # The node's own lock test deleted every tile, so a pairing every tile of which
+        # already used is skipped the same way.
+        walk = OrderWalk(self.grid, hint, {p: sorted(qs) for p, qs in wanted.items()})
+        for tiles, pairings in todo:
+            alive_pairings = []
+            held: Relaxation | None = None
+            for pairing in pairings:
+                mate = {p: q for a, b in pairing for p, q in ((a, b), (b, a)) if used.get(p) != q}
+                if walk.passes(mate):
                     alive_pairings.append(pairing)
                     continue
                 self._tick_clock()
                 saved = {p: partners[p] for p in tiles}
-                partners.update((p, [mate[p]]) for p in tiles)
-                dead = bool(locked_tiles(self.g, self.w, alive, partners, self.regions, hint, []))
+                if held is None:
+                    # Relax once with this type's tiles held back; each pairing resumes
+                    # from there (sound: the fixpoint is unique, see lock.Relaxation).
+                    partners.update((p, []) for p in tiles)
+                    held = Relaxation(self.grid, self.deadline)
+                    held_left = held.replay(hint, alive, partners)
+                    rest = [p for p in alive if held.grid.g[p]]
+                    if len(rest) > len(held_left):
+                        held_left = held.settle(rest, partners)
+                rel = held.copy()
+                partners.update((p, [q]) for a, b in pairing for p, q in ((a, b), (b, a)))
+                dead = bool(rel.settle(held_left, partners))
                 partners.update(saved)
                 if not dead:
                     alive_pairings.append(pairing)
-            for pr in all_pairs:
-                if pr not in fb and not any(pr in pm for pm in alive_pairings):
-                    self._forbid(pr)
-                    forbade = True
+            for i, p in enumerate(tiles):
+                for q in tiles[i + 1 :]:
+                    if (p, q) not in fb and not any((p, q) in pm for pm in alive_pairings):
+                        self._forbid((p, q))
+                        forbade.add(self.g[p])
         return forbade
 
     def key(self) -> bytes:
@@ -315,23 +334,29 @@ class PairingSearch:
 
         Order (a heuristic: it changes speed, never the verdict): pairs of the ``prefer`` hint
         first, in its order; then types with the fewest tiles left, then with the fewest
-        admissible pairings (a type already half decided by
-        forbidden pairs is finished first), then board order."""
+        admissible pairings (a type already half decided by forbidden pairs is finished
+        first), then board order."""
         fb = self.forbidden
-        best = None
-        for t in self.types:
-            tiles = self.alive(t)
+        g = self.g
+        link = self.grid.link
+        prefer = self.prefer
+        last = len(prefer)
+        best: tuple | None = None
+        for tiles in self.types.values():
+            tiles = [p for p in tiles if g[p] > 0]
             n = len(tiles)
-            admissible = None
+            if n < 2 or (best is not None and not prefer and n > best[1]):
+                continue  # without a hint, more tiles can never win
+            admissible = -1
             for i in range(n):
                 p = tiles[i]
                 for j in range(i + 1, n):
                     q = tiles[j]
-                    if (p, q) in fb or not self.linkable(p, q):
+                    if (p, q) in fb or not link(p, q):
                         continue
-                    if admissible is None:
+                    if admissible < 0:
                         admissible = len(self.admissible(tiles)) if n <= MAX_MATCHING_TILES else 0
-                    score = (self.prefer.get((p, q), len(self.prefer)), n, admissible, p, q)
+                    score = (prefer.get((p, q), last) if prefer else last, n, admissible, p, q)
                     if best is None or score < best:
                         best = score
         return None if best is None else (best[-2], best[-1])
@@ -350,25 +375,25 @@ class PairingSearch:
             raise OutOfBudget("seconds")
 
     def search(self) -> list[Pair] | None:
-        if self._solve((), self.probe_root):
+        if self._solve((), self.probe_root, self.types):
             return list(self.moves)
         return None
 
-    def _solve(self, hint: Sequence, probe: bool = False) -> bool:
+    def _solve(self, hint: Sequence, probe: bool, dirty: Iterable[int]) -> bool:
         """One node. Branch 1 (play the chosen pair) recurses; branch 2 (forbid it) and a
         successful probe change only the constraints, so they loop at this level: the
-        recursion depth is bounded by the number of pairs, not by the node budget."""
+        recursion depth is bounded by the number of pairs, not by the node budget.
+        ``dirty``: the types the closure must look at (see :meth:`closure`)."""
         mark = self._mark()
         keys: list[bytes] = []
         while True:
             self._tick()
-            if not self.closure():
+            if not self.closure(dirty):
                 break
             if self.left == 0:
                 return True
             key = self.key()
             if key in self.dead:
-                self.tt_hits += 1
                 break
             keys.append(key)
             order: list = []
@@ -378,17 +403,18 @@ class PairingSearch:
             hint = order
             if probe or (self.probe_root and self.nodes > PROBE_AFTER):
                 probe = False
-                if self.probe(order):
+                dirty = self.probe(order)
+                if dirty:
                     continue  # new forbidden pairs: propagate again at this node
             m = self.choose()
             if m is None:
                 break
             inner = self._mark()
-            self._remove(*m)
-            if self._solve(order):
+            if self._solve(order, False, self._play(*m)):
                 return True
             self._undo(inner)
             self._forbid(m)
+            dirty = (self.g[m[0]],)
         self.dead.update(keys)
         self._undo(mark)
         return False
