@@ -3,7 +3,8 @@ none may ever discard a solvable board (or a solvable branch).
 
 The rules: the lock test (root and with partner restrictions), its hinted replay (same
 fixpoint as a cold run), the safe-move closure of the pairing search, failed-pairing probing,
-the flow pairing check, and the pinned fixture boards in tests/data.
+the flow pairing check, clearing a type from the top under gravity, and the pinned fixture
+boards in tests/data.
 """
 
 from __future__ import annotations
@@ -15,19 +16,21 @@ from pathlib import Path
 import pytest
 
 try:
-    from oracle import brute_solution, brute_solve
+    from oracle import brute_solution, brute_solve, oracle_gravity
     from strategies import random_grid
 except ImportError:
-    from tests.oracle import brute_solution, brute_solve
+    from tests.oracle import brute_solution, brute_solve, oracle_gravity
     from tests.strategies import random_grid
 
 from llkgen.board import Board, Rules
 from llkgen.level import load_level
 from llkgen.grid import PAD, Grid, to_padded
-from llkgen.referee import replay
+from llkgen.path import removable_pairs
+from llkgen.referee import play, replay
 from llkgen.verify import Budget, root_lock, verify
 from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles, root_partners
+from llkgen.verify.movesearch import MoveSearch
 from llkgen.verify.pairing import PairingSearch
 
 DATA = Path(__file__).parent / "data"
@@ -167,6 +170,57 @@ def test_search_without_lock_or_probing_agrees_with_the_full_search():
         assert (order is not None) == TRUTH[i], f"{board}\n{rules}"
 
 
+def _settled_gravity_cases(seed: int, n: int):
+    """Settled boards in every direction, half of them a few random moves into play (where
+    types with two tiles left at the tops of their runs are common)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        gravity = rng.choice(["down", "up", "left", "right"])
+        grid = oracle_gravity(random_grid(rng, max_rows=5, max_cols=5), gravity)
+        board, rules = Board.from_grid(grid), Rules(border=rng.random() < 0.5, gravity=gravity)
+        for _ in range(rng.choice([0, 0, 1, 2, 3])):
+            moves = removable_pairs(board, rules)
+            if not moves:
+                break
+            m = rng.choice(moves)
+            board = play(board, rules, m.a, m.b)
+        if board.tile_count:
+            out.append((board, rules))
+    return out
+
+
+def test_clearing_a_type_from_the_top_keeps_solvable_gravity_boards_solvable():
+    """Under gravity the move search clears, without branching, any type whose tiles are all
+    at the far ends of their runs, when its own moves can clear it. From a solvable board the
+    board it leaves must still be solvable, and the moves must replay."""
+    fired = 0
+    for board, rules in _settled_gravity_cases(20261201, 3000):
+        search = MoveSearch(board, rules, Budget(nodes=10))
+        grid = search.root.copy()
+        played = search.closure(grid)
+        if not played:
+            continue
+        fired += 1
+        result = replay(board, rules, played)
+        assert result.ok and result.final == grid.to_board(), f"{board}\n{rules}\n{played}"
+        if brute_solve(board.grid(), rules.border, rules.gravity):
+            assert brute_solve(result.final.grid(), rules.border, rules.gravity), (
+                f"clearing from the top lost the solution of\n{board}\n{rules}\nplayed {played}")
+    assert fired > 500
+
+
+def test_move_search_with_and_without_the_rule_agree_with_brute_force():
+    for board, rules in _settled_gravity_cases(20261202, 1200):
+        truth = brute_solve(board.grid(), rules.border, rules.gravity)
+        for safe in (True, False):
+            found = MoveSearch(board, rules, Budget(nodes=None), safe=safe).search()
+            assert (found is not None) == truth, f"safe={safe}\n{board}\n{rules}"
+            if found is not None:
+                res = replay(board, rules, found)
+                assert res.ok and res.cleared
+
+
 PINNED = sorted(DATA.glob("*.json"))
 
 
@@ -181,9 +235,6 @@ def test_pinned_verdicts(path):
 
 
 def test_greedy_trap_really_traps_greedy_play():
-    from llkgen.path import removable_pairs
-    from llkgen.referee import play
-
     level = load_level(DATA / "greedy-trap.json")
     board = level.board
     while True:

@@ -137,15 +137,20 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
         return _verify_cpsat(board, rules, budget, hint, stats, start)
 
     remaining = budget
+    dead: set[bytes] = set()
     if ours and no_gravity:
-        # A quick dive: the same exact search without the per-node lock test or probing,
-        # under a small node budget. Most solvable boards fall to it at a fraction of the cost
-        # per node; if it finishes without a witness, that is an exhaustive search too.
-        dive_nodes = board.tile_count // 2 + 8
+        # A quick dive: the same exact search, lock test at every node but no probing, under
+        # a small node budget. Most solvable boards fall to it before probing would have
+        # paid for itself; if it finishes without a witness, that is an exhaustive search
+        # too. Its table of dead nodes carries over to the full search (each entry is a
+        # proof). Measured on 40 seeded 10x16 boards, CPU time, dives interleaved: no dive
+        # p50 86 ms; a dive without the lock test, a quarter of the tiles long, or half
+        # p50 64-65 ms; a tenth too short (p50 134 ms).
+        dive_nodes = board.tile_count // 4 + 8
         if budget.nodes is not None:
             dive_nodes = min(dive_nodes, budget.nodes)
         dive = PairingSearch(board, rules, Budget(nodes=dive_nodes, seconds=budget.seconds), start=start,
-                             lock=False, probe=False, prefer=prefer)
+                             probe=False, prefer=prefer)
         try:
             order = dive.search()
             finished = True
@@ -156,6 +161,7 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
         stats["dive_nodes"] = dive.nodes
         if finished:
             return _decided(board, rules, dive, order, "dive", dive.nodes, stats, start)
+        dead = dive.dead
         if budget.nodes is not None:
             remaining = Budget(nodes=max(0, budget.nodes - dive.nodes), seconds=budget.seconds)
 
@@ -164,7 +170,7 @@ def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list,
         solver = BaselineSearch(board, rules, remaining, start=start)
         stage = "baseline-search"
     elif no_gravity:
-        solver = PairingSearch(board, rules, remaining, start=start, prefer=prefer)
+        solver = PairingSearch(board, rules, remaining, start=start, prefer=prefer, dead=dead)
         stage = "pairing-search"
     else:
         solver = MoveSearch(board, rules, remaining, start=start, prefer=hint)

@@ -129,8 +129,14 @@ class BaselineSearch:
         for p in self.cells:
             if g[p] > 0:
                 by_type.setdefault(g[p], []).append(p)
-        out = [(p, q) for tiles in by_type.values() for i, p in enumerate(tiles)
-               for q in tiles[i + 1:] if _sees(g, self.w, p, q)]
+        out = []
+        for tiles in by_type.values():
+            for i, p in enumerate(tiles):
+                out += [(p, q) for q in tiles[i + 1:] if _sees(g, self.w, p, q)]
+                # the seconds budget holds even on a 64x64 board with four types, where
+                # one node tests half a million pairs
+                if len(tiles) > 64 and self.deadline is not None and time.perf_counter() > self.deadline:
+                    raise OutOfBudget("seconds")
         out.sort()
         return out
 

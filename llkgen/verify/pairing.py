@@ -71,7 +71,8 @@ def _patterns(n: int) -> list[Pairing]:
 
 class PairingSearch:
     def __init__(self, board: Board, rules: Rules, budget: Budget, start: float | None = None,
-                 *, lock: bool = True, probe: bool = True, prefer: Sequence[Pair] = ()):
+                 *, lock: bool = True, probe: bool = True, prefer: Sequence[Pair] = (),
+                 dead: set[bytes] | None = None):
         assert rules.gravity == "none", "the pairing search is only sound without gravity"
         self.grid = Grid(board, rules)
         self.w = self.grid.w
@@ -81,7 +82,9 @@ class PairingSearch:
         self.forbidden: set[Pair] = set()
         self.moves: list[Pair] = []
         self.trail: list[tuple] = []  # undo log: ("rm", p, q, t) or ("fb", pair)
-        self.dead: set[bytes] = set()
+        # Keys of nodes proved dead, possibly by an earlier search on the same board (each is
+        # a proof whatever found it: see key()).
+        self.dead: set[bytes] = set() if dead is None else dead
         self.nodes = 0
         self.lock_prunes = 0
         self.budget = budget
@@ -98,7 +101,7 @@ class PairingSearch:
         self.probe_root = probe
         # Pairs to branch on first, in this order (e.g. a generator's construction order):
         # a move-ordering hint only, it never changes the verdict.
-        self.prefer = {tuple(sorted(pr)): i for i, pr in enumerate(prefer)}
+        self.prefer_order = list(dict.fromkeys((min(p, q), max(p, q)) for p, q in prefer))
 
     # -- board changes with undo ----------------------------------------------------------------
     def _remove(self, p: int, q: int) -> None:
@@ -335,31 +338,43 @@ class PairingSearch:
         Order (a heuristic: it changes speed, never the verdict): pairs of the ``prefer`` hint
         first, in its order; then types with the fewest tiles left, then with the fewest
         admissible pairings (a type already half decided by forbidden pairs is finished
-        first), then board order."""
+        first), then board order. Within a type the first linkable pair in board order is the
+        best, so the scan of a type stops there: a type of a thousand tiles costs one link
+        test per pair before the first hit, not half a million."""
         fb = self.forbidden
         g = self.g
         link = self.grid.link
-        prefer = self.prefer
-        last = len(prefer)
-        best: tuple | None = None
+        for p, q in self.prefer_order:
+            if g[p] > 0 and g[q] > 0 and (p, q) not in fb and link(p, q):
+                return (p, q)
+        best: tuple[int, int, int, int] | None = None
+        tests = 0
         for tiles in self.types.values():
             tiles = [p for p in tiles if g[p] > 0]
             n = len(tiles)
-            if n < 2 or (best is not None and not prefer and n > best[1]):
-                continue  # without a hint, more tiles can never win
-            admissible = -1
-            for i in range(n):
+            if n < 2 or (best is not None and n > best[0]):
+                continue  # more tiles can never win
+            found = None
+            for i in range(n - 1):
                 p = tiles[i]
                 for j in range(i + 1, n):
                     q = tiles[j]
-                    if (p, q) in fb or not link(p, q):
-                        continue
-                    if admissible < 0:
-                        admissible = len(self.admissible(tiles)) if n <= MAX_MATCHING_TILES else 0
-                    score = (prefer.get((p, q), last) if prefer else last, n, admissible, p, q)
-                    if best is None or score < best:
-                        best = score
-        return None if best is None else (best[-2], best[-1])
+                    if (p, q) not in fb and link(p, q):
+                        found = (p, q)
+                        break
+                tests += n - i
+                if found is not None:
+                    break
+                if tests > 4096:
+                    tests = 0
+                    self._tick_clock()
+            if found is None:
+                continue
+            admissible = len(self.admissible(tiles)) if n <= MAX_MATCHING_TILES else 0
+            score = (n, admissible, *found)
+            if best is None or score < best:
+                best = score
+        return None if best is None else (best[2], best[3])
 
     # -- search ---------------------------------------------------------------------------------
     def _tick_clock(self) -> None:
