@@ -7,12 +7,17 @@ Guarantees:
 * ``unsolvable`` only from a sound argument (the lock test) or a complete search;
 * otherwise ``unknown``, naming the budget that ran out.
 
-Stages, cheapest first:
+Stages, cheapest first (the README's "How a verdict is reached" explains each):
 
 1. trivial: an empty board is solvable;
 2. ``lock-test`` (no gravity): the relaxation of :mod:`llkgen.verify.lock` proves locked tiles;
-3. ``pairing-search`` (no gravity): :mod:`llkgen.verify.pairing`;
-4. ``move-search`` (gravity): :mod:`llkgen.verify.movesearch`.
+3. ``flow-pairing`` (no gravity, walls): :func:`llkgen.verify.flow.pairing_check`;
+4. ``dive`` (no gravity): the pairing search with its lock test but no probing, briefly;
+5. ``pairing-search`` (no gravity): :mod:`llkgen.verify.pairing`;
+6. ``move-search`` (gravity): :mod:`llkgen.verify.movesearch`.
+
+``engine="baseline"`` runs :mod:`llkgen.verify.baseline` alone, ``engine="cpsat"`` the model of
+:mod:`llkgen.verify.cpsat` alone.
 """
 
 from __future__ import annotations

@@ -99,8 +99,7 @@ class Relaxation:
 
     def path(self, p: int, q: int) -> int | None:
         """The interior of some path from tile ``p`` to cell ``q`` (a tile or empty) as a
-        bitmask over padded indices, or None (tables flushed, or stale: see
-        :meth:`_delete_soon`)."""
+        bitmask over padded indices, or None. The tables must be flushed."""
         rg = self.grid
         w = rg.w
         d = p - q
@@ -145,17 +144,6 @@ class Relaxation:
                 return True
         return False
 
-    def _delete_soon(self, p: int, partners: Sequence[int]) -> bool:
-        """:meth:`_delete`, first on the tables as they are: until flushed they describe a
-        board with fewer empty cells (the pending deletions still occupied), so a path found
-        there is a real one and nothing needs flushing. Only a failure there flushes."""
-        if self._delete(p, partners):
-            return True
-        if not self.pending:
-            return False
-        self._flush()
-        return self._delete(p, partners)
-
     def replay(self, hint: Sequence[Step], alive: Sequence[int],
                partners: Mapping[int, Sequence[int]]) -> list[int]:
         """Delete tiles of ``alive`` following ``hint``, an earlier deletion order on a board
@@ -168,13 +156,13 @@ class Relaxation:
         before it that are still here (``missed``). So a step whose partner is still allowed
         and whose path avoids ``missed`` is valid as recorded.
 
-        The first pass takes every such step and only *defers* the others: a blocked step
-        costs a bit test, not a link test. A step whose partner is no longer allowed is tested
-        (its recorded path is for the old partner). Then the deferred steps are unwound in
-        hint order, pass after pass: most find their recorded path clear again once the few
-        re-partnered tiles before them have gone, and only the rest are tested. Measured on
-        the node lock tests and probes of seeded 10x16 boards, testing each blocked step when
-        it came up cost several times the link tests."""
+        The first pass takes every such step and only *defers* the others, with a bit test
+        and no link test: steps whose path is blocked, and steps whose partner is no longer
+        allowed. Then the deferred steps are unwound in hint order, pass after pass: most
+        find their recorded path clear again once the few re-partnered tiles before them have
+        gone, and only the rest are tested. Measured on the node lock tests and probes of
+        seeded 10x16 boards, testing each step when it came up cost several times the link
+        tests."""
         g = self.grid.g
         live = set(alive)
         pending = self.pending
@@ -191,12 +179,13 @@ class Relaxation:
                     pending.append(p)
                     order.append(step)
                     continue
-            elif self._delete_soon(p, partners[p]):
-                continue
             else:
                 step = (p, -1, 0)  # no recorded path for its new partners
             waiting.append(step)
             missed |= 1 << p
+        if not waiting:
+            return []
+        self._flush()
         changed = True
         while waiting and changed:
             changed = False
@@ -205,9 +194,9 @@ class Relaxation:
                 p, q, inside = step
                 if q >= 0 and not inside & missed:
                     g[p] = 0
-                    pending.append(p)
+                    self.grid._opened(p)
                     order.append(step)
-                elif not self._delete_soon(p, partners[p]):
+                elif not self._delete(p, partners[p]):
                     keep.append(step)
                     continue
                 missed ^= 1 << p

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import time
 from array import array
+from bisect import insort
 from typing import Iterable, Iterator, Sequence
 
 from llkgen.board import Board, Rules
 from llkgen.grid import Grid
-from llkgen.verify.lock import OrderWalk, Relaxation, locked_tiles
+from llkgen.verify.lock import OrderWalk, Relaxation, Step, locked_tiles
 from llkgen.verify.verdict import Budget, OutOfBudget
 
 Pair = tuple[int, int]
@@ -78,6 +79,11 @@ class PairingSearch:
         self.w = self.grid.w
         self.g = self.grid.g  # the grid's own list: restores refill it in place
         self.types: dict[int, list[int]] = dict(sorted(self.grid.by_type().items()))
+        # the tiles of each type still on the board, in board order, and how many forbidden
+        # pairs each tile is in: kept up to date by _remove, _forbid and _undo, because
+        # every node asks for them
+        self.live: dict[int, list[int]] = {t: list(ps) for t, ps in self.types.items()}
+        self.fb_count: dict[int, int] = {p: 0 for ps in self.types.values() for p in ps}
         self.left = board.tile_count
         self.forbidden: set[Pair] = set()
         self.moves: list[Pair] = []
@@ -108,12 +114,17 @@ class PairingSearch:
         t = self.g[p]
         self.grid.clear(p)
         self.grid.clear(q)
+        live = self.live[t]
+        live.remove(p)
+        live.remove(q)
         self.left -= 2
         self.moves.append((p, q))
         self.trail.append(("rm", p, q, t))
 
     def _forbid(self, pair: Pair) -> None:
         self.forbidden.add(pair)
+        self.fb_count[pair[0]] += 1
+        self.fb_count[pair[1]] += 1
         self.trail.append(("fb", pair))
 
     def _mark(self) -> int:
@@ -130,18 +141,23 @@ class PairingSearch:
                 _, p, q, t = entry
                 grid.fill(q, t)
                 grid.fill(p, t)
+                insort(self.live[t], p)
+                insort(self.live[t], q)
                 self.left += 2
                 self.moves.pop()
             else:
-                self.forbidden.discard(entry[1])
+                pair = entry[1]
+                self.forbidden.discard(pair)
+                self.fb_count[pair[0]] -= 1
+                self.fb_count[pair[1]] -= 1
 
     # -- queries --------------------------------------------------------------------------------
     def linkable(self, p: int, q: int) -> bool:
         return self.grid.link(p, q)
 
     def alive(self, t: int) -> list[int]:
-        g = self.g
-        return [p for p in self.types[t] if g[p] > 0]
+        """The tiles of type ``t`` still on the board (the search's own list: read only)."""
+        return self.live[t]
 
     def admissible(self, tiles: Sequence[int]) -> list[Pairing]:
         """Perfect pairings of ``tiles`` that use no forbidden pair."""
@@ -248,20 +264,23 @@ class PairingSearch:
     def partner_map(self) -> tuple[list[int], dict[int, list[int]]]:
         """Alive tiles, and for each the alive tiles of its type it may still pair with."""
         fb = self.forbidden
+        fb_count = self.fb_count
         partners: dict[int, list[int]] = {}
         alive: list[int] = []
-        for t in self.types:
-            tiles = self.alive(t)
+        for tiles in self.live.values():
+            alive += tiles
             for p in tiles:
-                alive.append(p)
-                partners[p] = [q for q in tiles if q != p and (min(p, q), max(p, q)) not in fb]
+                if fb_count[p]:
+                    partners[p] = [q for q in tiles if q != p and ((p, q) if p < q else (q, p)) not in fb]
+                else:
+                    partners[p] = [q for q in tiles if q != p]
         return alive, partners
 
-    def locked(self, hint: Sequence[Pair], order: list) -> list[int]:
+    def locked(self, hint: Sequence[Step], order: list[Step]) -> list[int]:
         alive, partners = self.partner_map()
         return locked_tiles(self.grid, alive, partners, hint, order, self.deadline)
 
-    def probe(self, hint: Sequence) -> set[int]:
+    def probe(self, hint: Sequence[Step]) -> set[int]:
         """Failed-pairing probing: for each undecided type and each admissible pairing of it,
         run the lock test with that type held to that pairing. A pairing that locks is
         impossible (the lock test is sound under any partner restriction), so a pair all of
@@ -349,8 +368,7 @@ class PairingSearch:
                 return (p, q)
         best: tuple[int, int, int, int] | None = None
         tests = 0
-        for tiles in self.types.values():
-            tiles = [p for p in tiles if g[p] > 0]
+        for tiles in self.live.values():
             n = len(tiles)
             if n < 2 or (best is not None and n > best[0]):
                 continue  # more tiles can never win
