@@ -37,6 +37,20 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"llkgen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print llkgen's version and exit."),
+) -> None:
+    pass
+
+
 def _emit_json(obj: object) -> None:
     typer.echo(json.dumps(obj, ensure_ascii=False))
 
@@ -289,12 +303,6 @@ def verify_levels(
             typer.echo(format_problem(p))
         typer.echo(report.summary())
     raise typer.Exit(report.exit_code)
-
-
-@app.command()
-def version() -> None:
-    """Print llkgen's version."""
-    typer.echo(f"llkgen {__version__}")
 
 
 def main() -> None:
