@@ -22,10 +22,7 @@ import random
 
 from hypothesis import strategies as st
 
-try:  # tests/ on sys.path (pytest's default rootdir-relative import) ...
-    from oracle import GRAVITIES, oracle_gravity
-except ImportError:  # ... or tests imported as a package
-    from tests.oracle import GRAVITIES, oracle_gravity
+from oracle import GRAVITIES, oracle_gravity
 
 MAX_ROWS = 5
 MAX_COLS = 6

@@ -36,10 +36,7 @@ from array import array
 
 import pytest
 
-try:
-    import oracle as O
-except ImportError:  # tests imported as a package
-    from tests import oracle as O
+import oracle as O
 
 import llkgen.verify.pairing as pairing_mod
 from llkgen.board import Board, Rules

@@ -14,12 +14,8 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from oracle import brute_solution, brute_solve
-    from strategies import random_grid
-except ImportError:
-    from tests.oracle import brute_solution, brute_solve
-    from tests.strategies import random_grid
+from oracle import brute_solution, brute_solve
+from strategies import random_grid
 
 from llkgen.board import Board, Rules
 from llkgen.level import load_level

@@ -21,10 +21,7 @@ from llkgen.render import build_viewer_html, render_level_svg, write_svgs, write
 from llkgen.render import palette
 from llkgen.render.svg import svg_filenames
 
-try:
-    from conftest_browser import make_demo_pack
-except ImportError:  # tests/ made a package
-    from tests.conftest_browser import make_demo_pack
+from demo_pack import make_demo_pack
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -14,7 +14,6 @@ import pytest
 
 from llkgen.generate import generate_pack
 from llkgen.spec import load_spec
-from test_export import validator
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -64,13 +63,13 @@ def runs(work):
         return {k: f.result() for k, f in futures.items()}
 
 
-def test_same_bytes_at_any_jobs(work, runs):
+def test_same_bytes_at_any_jobs(work, runs, schema_validator):
     for k in ("jobs1", "jobs2"):
         assert runs[k].returncode == 0, runs[k].stderr
     data = (work / "out" / "tiny.json").read_bytes()  # the spec's export.path
     assert data == (work / "j2.json").read_bytes()
     assert json.loads(data)["name"] == "tiny"
-    validator("pack").validate(json.loads(data))
+    schema_validator("pack").validate(json.loads(data))
 
 
 def test_output_lines_and_no_progress_bar_off_a_terminal(runs):
@@ -82,11 +81,11 @@ def test_output_lines_and_no_progress_bar_off_a_terminal(runs):
     assert r.stderr == ""
 
 
-def test_overrides(work, runs):
+def test_overrides(work, runs, schema_validator):
     assert runs["override"].returncode == 0, runs["override"].stderr
     obj = json.loads((work / "sub" / "o.json").read_text("utf-8"))
     assert obj["seed"] == 99 and len(obj["levels"]) == 2
-    validator("pack").validate(obj)
+    schema_validator("pack").validate(obj)
 
 
 def test_bad_input_is_one_error_line(runs):
