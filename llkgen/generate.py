@@ -24,7 +24,6 @@ order. All limits are counts -- attempts, reshuffles, verifier nodes -- never se
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Callable
@@ -240,18 +239,13 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     )
 
 
-def default_jobs() -> int:
-    return os.cpu_count() or 1
-
-
-def generate_pack(spec: Spec, jobs: int | None = None,
+def generate_pack(spec: Spec, jobs: int = 1,
                   on_level: Callable[[GeneratedLevel], None] | None = None) -> list[GeneratedLevel]:
     """All ``spec.count`` levels, in order. With ``jobs > 1`` levels are made in a process
     pool; each level depends only on ``(spec, index)``, so the result is the same for every
     ``jobs``. ``on_level`` is called as each level finishes (in completion order), e.g. to
     advance a progress bar. The first :class:`GenerationError` cancels the rest and is raised."""
-    jobs = default_jobs() if jobs is None else jobs
-    if jobs < 1:
+    if type(jobs) is not int or jobs < 1:
         raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
     jobs = min(jobs, spec.count)
     if jobs == 1:
