@@ -39,7 +39,8 @@ from typing import Callable, Iterable
 
 from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json, write_text_atomic
+from llkgen.files import write_text_atomic
+from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
 from llkgen.referee import replay
 from llkgen.verify import SOLVABLE, UNSOLVABLE, Budget, verify
 

@@ -15,6 +15,7 @@ import typer
 
 from llkgen import __version__
 from llkgen.errors import LevelFormatError, LlkgenError
+from llkgen.files import check_writable
 from llkgen.level import load_level, read_json
 from llkgen.path import removable_pairs
 from llkgen.referee import replay as replay_moves
@@ -233,6 +234,7 @@ def make(
     from llkgen.spec import load_spec
 
     spec = load_spec(config).with_overrides(count=count, seed=seed, out=out)
+    check_writable(spec.export.path)  # fail now, not after generating every level
     jobs = jobs or os.cpu_count() or 1
     started = time.perf_counter()
     with _progress(spec.count, f"making {spec.name}") as advance:
@@ -293,6 +295,8 @@ def verify_levels(
         if not as_json:
             typer.echo(format_level(res))
 
+    if junit is not None:
+        check_writable(junit)  # fail now, not after verifying every level
     report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show)
     if junit is not None:
         write_junit(report, junit)

@@ -33,6 +33,7 @@ from typing import Any, Mapping, NoReturn, Sequence
 
 from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Rules
 from llkgen.errors import SpecError
+from llkgen.files import read_bounded
 from llkgen.strictyaml import KeyPath, KeyIndex, ListIndex, describe, fmt_path, load_yaml, quote
 
 __all__ = [
@@ -609,11 +610,9 @@ def parse_spec(text: str | bytes, source: str = "<string>") -> Spec:
 
 
 def load_spec(path: str | os.PathLike) -> Spec:
-    """Read and validate a spec file. The file name as given is the ``source`` in messages."""
+    """Read and validate a spec file. The file name as given is the ``source`` in messages.
+    An input over :data:`MAX_SPEC_BYTES` (or an endless one such as ``/dev/zero``) is refused
+    without being read whole."""
     source = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SPEC_BYTES + 1)
-    except OSError as e:
-        raise SpecError(f"{source}: cannot read spec: {e.strerror or e}") from None
+    data = read_bounded(path, MAX_SPEC_BYTES, "a YAML spec", SpecError)
     return parse_spec(data, source=str(source))

@@ -165,7 +165,7 @@ def cli(files, capsys, monkeypatch):
     from llkgen.cli import main
 
     def run(*argv: str) -> subprocess.CompletedProcess:
-        argv = [str(files / a) if (files / a).exists() or a.endswith(".json") else a for a in argv]
+        argv = [str(files / a) if a in FILES or a.endswith(".json") else a for a in argv]
         monkeypatch.setattr(sys, "argv", ["llkgen", *argv])
         monkeypatch.setenv("COLUMNS", "200")
         capsys.readouterr()
@@ -389,3 +389,50 @@ def test_version(cli):
     # The installed metadata and the package agree: the version is kept in one place.
     r = cli("--version")
     assert (r.returncode, r.stdout, r.stderr) == (0, f"llkgen {version('llkgen')}\n", "")
+
+
+# -- output paths ---------------------------------------------------------------------------------------
+EASY = str(Path(__file__).resolve().parent.parent / "configs" / "easy.yaml")
+PERFT = str(DATA / "perft.json")
+# command -> argv with OUT where the output path goes
+WRITERS = {
+    "make": ["make", "--config", EASY, "--count", "1", "--jobs", "1", "--out", "OUT"],
+    "view": ["view", PERFT, "--out", "OUT"],
+    "render": ["render", DEMO, "--out", "OUT"],
+    "verify": ["verify", DEMO, "--jobs", "1", "--junit", "OUT"],
+}
+
+
+def _bad_outputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (output path, the reason the Error line must give)."""
+    (tmp / "a-dir").mkdir()
+    (tmp / "a-file").write_text("keep me")
+    return {
+        "directory": (tmp / "a-dir", "is a directory, expected a file name"),
+        "under-a-file": (tmp / "a-file" / "sub" / "out", f"{tmp / 'a-file'} is a file, expected a directory"),
+        "name-too-long": (tmp / ("x" * 256), "file name too long: 256 bytes, this file system allows 255"),
+    }
+
+
+@pytest.mark.parametrize("bad", ["directory", "under-a-file", "name-too-long"])
+@pytest.mark.parametrize("cmd", list(WRITERS))
+def test_unwritable_output_is_one_error_line(cli, tmp_path, cmd, bad):
+    out, reason = _bad_outputs(tmp_path)[bad]
+    argv = [a if a != "OUT" else str(out) for a in WRITERS[cmd]]
+    if cmd == "render" and bad == "directory":
+        (out / "demo-1.svg").mkdir()  # render writes into a directory: block the file it writes
+        out = out / "demo-1.svg"
+    r = cli(*argv)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"Error: {out}: cannot write: {reason}"), r.stderr
+    assert len(r.stderr.splitlines()) == 1
+    assert (tmp_path / "a-file").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("cmd", ["make", "view", "verify"])
+def test_an_output_name_of_250_bytes_is_written(cli, tmp_path, cmd):
+    out = tmp_path / ("y" * 245 + ".out")
+    r = cli(*[a if a != "OUT" else str(out) for a in WRITERS[cmd]])
+    assert r.returncode == 0, r.stderr
+    assert out.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]

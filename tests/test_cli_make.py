@@ -91,7 +91,7 @@ def test_overrides(work, runs, schema_validator):
 def test_bad_input_is_one_error_line(runs):
     expected = {
         "typo": 'Error: typo.yaml:4: unknown key "colls" at board.colls: did you mean "cols"?',
-        "missing": "Error: nope.yaml: cannot read spec",
+        "missing": "Error: nope.yaml: no such file",
         "count0": "Error: --count: expected an integer in 1..10000, found 0",
     }
     for key, start in expected.items():

@@ -17,6 +17,7 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
+from llkgen.files import write_text_atomic
 from llkgen.level import Pack, pack_from_json, pack_to_json
 from llkgen.render.palette import palette_json
 
@@ -70,8 +71,6 @@ def build_viewer_html(pack: Pack | dict) -> str:
 
 def write_viewer(pack: Pack | dict, out_path: str | os.PathLike) -> Path:
     """Write :func:`build_viewer_html` to ``out_path`` atomically; returns the path."""
-    from llkgen.level import write_text_atomic
-
     return write_text_atomic(out_path, build_viewer_html(pack))
 
 

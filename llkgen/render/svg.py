@@ -20,6 +20,7 @@ from typing import Sequence
 
 from llkgen.board import WALL, Board, Cell, Rules
 from llkgen.gravity import compact, flat_lines
+from llkgen.files import prepare_dir, write_text_atomic
 from llkgen.level import Level
 from llkgen.referee import replay
 from llkgen.render import palette as pal
@@ -411,10 +412,7 @@ def write_svgs(levels: list[tuple[str, Level]], out_dir: str | Path, *,
                solution: bool = False) -> list[Path]:
     """Write one SVG per level into ``out_dir`` (created if needed), named by
     :func:`svg_filenames`; returns the paths in input order."""
-    from llkgen.level import write_text_atomic
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_dir(out_dir)
     paths = []
     for name, (_, level) in zip(svg_filenames(levels, solution=solution), levels):
         paths.append(write_text_atomic(out / name, render_level_svg(level, solution=solution)))
