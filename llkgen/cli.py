@@ -6,7 +6,6 @@ Errors in the user's input become ``Error: ...`` on stderr with exit code 1, nev
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -19,6 +18,7 @@ from llkgen.files import check_writable
 from llkgen.level import load_level, read_json
 from llkgen.path import removable_pairs
 from llkgen.referee import replay as replay_moves
+from llkgen.text import json_dumps, printable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSOLVABLE, EXIT_UNKNOWN = 0, 1, 2, 3, 4
 
@@ -53,7 +53,7 @@ def _root(
 
 
 def _emit_json(obj: object) -> None:
-    typer.echo(json.dumps(obj, ensure_ascii=False))
+    typer.echo(json_dumps(obj))
 
 
 @app.command()
@@ -63,7 +63,7 @@ def show(level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file.")) 
     Example: llkgen show tests/data/demo.json
     """
     lv = load_level(level)
-    typer.echo(f"# {lv.id or level.name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}")
+    typer.echo(printable(f"# {lv.id or level.name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}"))
     typer.echo(lv.board.to_text())
 
 
@@ -309,11 +309,21 @@ def verify_levels(
     raise typer.Exit(report.exit_code)
 
 
+def _tolerant_streams() -> None:
+    """Let stdout and stderr show what UTF-8 cannot encode (a lone surrogate in a level id, an
+    undecodable byte in a file name) as a backslash escape instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
+    _tolerant_streams()
     try:
         app()
     except LlkgenError as e:
-        typer.echo(f"Error: {e}", err=True)
+        typer.echo(f"Error: {printable(str(e))}", err=True)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         typer.echo("Interrupted.", err=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from llkgen.board import GRAVITIES, Board, Rules, _kind, _num
 from llkgen.errors import LevelFormatError
 from llkgen.files import read_bounded, write_text_atomic
+from llkgen.text import escape_surrogates
 
 LEVEL_FORMAT = "llkgen.level/1"
 PACK_FORMAT = "llkgen.pack/1"
@@ -214,8 +215,9 @@ def load_levels(path: str | os.PathLike) -> list[tuple[str, Level]]:
 
 def dumps(obj: object) -> str:
     """Deterministic, diff-friendly JSON text: keys in the order built, any value whose compact
-    form fits on a line (a grid row, a move) kept on one line, and a trailing newline."""
-    return _format(obj, 0) + "\n"
+    form fits on a line (a grid row, a move) kept on one line, and a trailing newline. Lone
+    surrogates, which JSON strings may hold, are written as escapes so the text encodes."""
+    return escape_surrogates(_format(obj, 0)) + "\n"
 
 
 def _format(obj: object, depth: int) -> str:

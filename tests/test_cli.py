@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -436,3 +437,84 @@ def test_an_output_name_of_250_bytes_is_written(cli, tmp_path, cmd):
     assert r.returncode == 0, r.stderr
     assert out.is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+# -- text a UTF-8 terminal or XML cannot carry -----------------------------------------------------------
+# JSON lets an id hold a lone surrogate or any control character; a directory may hold a file
+# whose name is not UTF-8. Every command must still run, and what it writes must be well formed.
+SURROGATE, CONTROLS = "odd-\ud800", "ctl-\x00-\x01-\x1b[31m"
+
+
+def _odd_pack(name: str, ids: list[str]) -> dict:
+    demo = json.loads(Path(DEMO).read_text())
+    levels = [{**demo, "id": i, "solution": SOLUTION} for i in ids]
+    return {"format": "llkgen.pack/1", "name": name, "levels": levels}
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory) -> tuple[Path, dict[str, subprocess.CompletedProcess]]:
+    tmp = tmp_path_factory.mktemp("odd")
+    # json.dumps writes the surrogate and the control characters as \u escapes: valid JSON.
+    (tmp / "pack.json").write_text(json.dumps(_odd_pack(SURROGATE, [SURROGATE, CONTROLS])))
+    (tmp / "level.json").write_text(json.dumps({**LEVEL, "id": SURROGATE}))
+    (tmp / "dir").mkdir()
+    with open(os.path.join(os.fsencode(tmp / "dir"), b"bad\xff.json"), "w") as f:
+        f.write(json.dumps({**LEVEL, "id": "plain", "solution": SOLUTION}))
+    cases = {
+        "show": ["show", "level.json"],
+        "render": ["render", "pack.json", "--out", "svg", "--solution"],
+        "view": ["view", "pack.json", "--out", "view.html"],
+        "verify-json": ["verify", "pack.json", "dir", "--json", "--jobs", "1"],
+        "verify-junit": ["verify", "pack.json", "dir", "--junit", "junit.xml", "--jobs", "1"],
+    }
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {name: pool.submit(_run, argv, tmp) for name, argv in cases.items()}
+        return tmp, {name: fut.result() for name, fut in futures.items()}
+
+
+@pytest.mark.parametrize("case", ["show", "render", "view", "verify-json", "verify-junit"])
+def test_odd_text_never_gives_a_traceback(odd, case):
+    _, runs = odd
+    r = runs[case]
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_odd_text_is_shown_escaped_on_the_terminal(odd):
+    _, runs = odd
+    assert runs["show"].stdout.startswith("# odd-\\ud800: 3x4")
+    lines = runs["verify-junit"].stdout.splitlines()
+    assert any("pack.json#ctl-\\x00-\\x01-\\x1b[31m: solvable" in line for line in lines), lines
+    assert any("dir/bad\\xff.json: solvable" in line for line in lines), lines
+    assert not any(ch in runs["verify-junit"].stdout for ch in "\x00\x01\x1b")
+
+
+def test_odd_text_in_the_json_report_round_trips(odd):
+    _, runs = odd
+    report = json.loads(runs["verify-json"].stdout)
+    labels = [lv["label"] for lv in report["levels"]]
+    # Ids are reported exactly (JSON escapes carry them); file names as printable text.
+    assert labels == ["pack.json#" + SURROGATE, "pack.json#" + CONTROLS, "dir/bad\\xff.json"]
+    assert report["exit_code"] == 0
+
+
+def test_odd_text_gives_well_formed_xml(odd):
+    tmp, _ = odd
+    root = ET.parse(tmp / "junit.xml").getroot()
+    names = [case.get("name") for case in root.iter("testcase")]
+    assert names == ["pack.json#odd-\\ud800", "pack.json#ctl-\\x00-\\x01-\\x1b[31m", "dir/bad\\xff.json"]
+    svgs = sorted((tmp / "svg").iterdir())
+    assert len(svgs) == 4
+    titles = set()
+    for svg in svgs:
+        root = ET.parse(svg).getroot()  # raises on anything not well formed
+        titles.add(root.find("{http://www.w3.org/2000/svg}title").text)
+    assert titles == {"llkgen level odd-\\ud800", "llkgen level ctl-\\x00-\\x01-\\x1b[31m"}
+
+
+def test_odd_text_in_the_viewer_is_exact_data_and_escaped_markup(odd):
+    tmp, _ = odd
+    html = (tmp / "view.html").read_text("utf-8")
+    assert "<title>odd-\\ud800 \u2013 llkgen viewer</title>" in html
+    data = html.split('<script type="application/json" id="llk-data">', 1)[1].split("</script>", 1)[0]
+    pack = json.loads(data)["pack"]
+    assert [lv["id"] for lv in pack["levels"]] == [SURROGATE, CONTROLS]

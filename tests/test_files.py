@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.files as files
 import llkgen.level as level_mod
 from llkgen.errors import LevelFormatError, OutputError
 from llkgen.files import check_writable, prepare_dir, read_bounded, write_text_atomic

@@ -11,7 +11,6 @@ proves it agrees with :func:`llkgen.referee.replay` by comparing boards after ev
 
 from __future__ import annotations
 
-import json
 import os
 from html import escape
 from importlib import resources
@@ -20,6 +19,7 @@ from pathlib import Path
 from llkgen.files import write_text_atomic
 from llkgen.level import Pack, pack_from_json, pack_to_json
 from llkgen.render.palette import palette_json
+from llkgen.text import json_dumps, xml_text
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -31,7 +31,7 @@ def _asset(name: str) -> str:
 def _script_json(obj: object) -> str:
     """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` are escaped, so no string in the
     pack can close the element or open a comment."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    text = json_dumps(obj, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -60,9 +60,9 @@ def build_viewer_html(pack: Pack | dict) -> str:
         sub += f" \u00b7 seed {data['seed']}"
     return _TEMPLATE.format(
         csp=CSP,  # a constant with no markup characters
-        title=escape(f"{name} \u2013 llkgen viewer"),
-        name=escape(str(name)),
-        sub=escape(sub),
+        title=escape(xml_text(f"{name} \u2013 llkgen viewer")),
+        name=escape(xml_text(str(name))),
+        sub=escape(xml_text(sub)),
         css=_asset("viewer.css"),
         data=_script_json(payload),
         js=_asset("viewer.js"),

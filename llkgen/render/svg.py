@@ -24,6 +24,7 @@ from llkgen.files import prepare_dir, write_text_atomic
 from llkgen.level import Level
 from llkgen.referee import replay
 from llkgen.render import palette as pal
+from llkgen.text import xml_text
 
 CELL = 40  # main board cell size in px; even, so cell centres are integers
 MARGIN = 16
@@ -34,7 +35,9 @@ GRAVITY_ARROWS = {"none": "", "down": " \u2193", "up": " \u2191", "left": " \u21
 
 # -- small helpers --------------------------------------------------------------------------------
 def _t(s: object) -> str:
-    return escape(str(s), quote=True)
+    """Text or attribute content: markup escaped, and characters XML cannot carry (e.g. a
+    control character or a lone surrogate in a level id) shown as escapes."""
+    return escape(xml_text(str(s)), quote=True)
 
 
 def _text_width(s: str, size: int) -> int:
