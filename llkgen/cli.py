@@ -176,10 +176,7 @@ def render(
     from llkgen.level import load_levels
     from llkgen.render import write_svgs
 
-    levels = load_levels(source)
-    written = write_svgs(levels, out)
-    if solution:  # the step-by-step previews come in addition to the plain ones
-        written += write_svgs(levels, out, solution=True)
+    written = write_svgs(load_levels(source), out, solution=solution)
     for p in written:
         typer.echo(str(p))
     typer.echo(f"{len(written)} SVG file{'s' if len(written) != 1 else ''} written to {out}")

@@ -518,3 +518,13 @@ def test_odd_text_in_the_viewer_is_exact_data_and_escaped_markup(odd):
     data = html.split('<script type="application/json" id="llk-data">', 1)[1].split("</script>", 1)[0]
     pack = json.loads(data)["pack"]
     assert [lv["id"] for lv in pack["levels"]] == [SURROGATE, CONTROLS]
+
+
+def test_render_never_overwrites_one_preview_with_another(cli, tmp_path):
+    (tmp_path / "p.json").write_text(json.dumps(_odd_pack("p", ["a", "a.solution"])))
+    r = cli("render", str(tmp_path / "p.json"), "--out", str(tmp_path / "svg"), "--solution")
+    assert r.returncode == 0, r.stderr
+    written = r.stdout.splitlines()[:-1]
+    assert r.stdout.splitlines()[-1] == f"4 SVG files written to {tmp_path / 'svg'}"
+    assert sorted(Path(p).name for p in written) == sorted(p.name for p in (tmp_path / "svg").iterdir())
+    assert len(set(written)) == 4
