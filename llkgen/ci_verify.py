@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -43,6 +42,7 @@ from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
 from llkgen.referee import replay
 from llkgen.text import json_dumps, printable, xml_text
 from llkgen.verify import SOLVABLE, UNSOLVABLE, Budget, verify
+from llkgen.workers import worker_pool
 
 DEFAULT_NODES = 200_000
 REPORT_FORMAT = "llkgen.verify-report/1"
@@ -292,7 +292,7 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
             if on_level is not None:
                 on_level(res)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:
             for res in pool.map(_check_task, tasks, chunksize=1):
                 report.levels.append(res)
                 if on_level is not None:

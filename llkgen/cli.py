@@ -6,6 +6,7 @@ Errors in the user's input become ``Error: ...`` on stderr with exit code 1, nev
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Optional
@@ -315,13 +316,40 @@ def _tolerant_streams() -> None:
             reconfigure(errors="backslashreplace")
 
 
+class _Stopped(BaseException):
+    """Ctrl-C or SIGTERM, raised from the signal handler. Not a KeyboardInterrupt, which Typer
+    would turn into a silent exit: this one reaches :func:`main`, which says why it stopped.
+    Unwinding on the way ends worker processes and removes temporary files."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: Exit code and message per signal (128 + the signal number, as shells report it).
+_STOP = {signal.SIGINT: (130, "Interrupted.")}
+if hasattr(signal, "SIGTERM"):
+    _STOP[signal.SIGTERM] = (143, "Terminated.")
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise _Stopped(signum)
+
+
 def main() -> None:
+    """The ``llkgen`` console script: runs the Typer app and turns library errors and signals
+    into the documented messages and exit codes."""
     _tolerant_streams()
+    for signum in _STOP:
+        signal.signal(signum, _raise_stopped)
     try:
         app()
     except LlkgenError as e:
         typer.echo(f"Error: {printable(str(e))}", err=True)
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        typer.echo("Interrupted.", err=True)
-        sys.exit(130)
+    except (_Stopped, KeyboardInterrupt) as e:
+        for signum in _STOP:  # a second Ctrl-C must not interrupt the goodbye
+            signal.signal(signum, signal.SIG_IGN)
+        code, message = _STOP[e.signum if isinstance(e, _Stopped) else signal.SIGINT]
+        typer.echo(message, err=True)
+        sys.exit(code)

@@ -8,7 +8,9 @@ level seed) and for the give-up message.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
+import time
 
 import numpy as np
 import pytest
@@ -157,6 +159,26 @@ def test_adding_levels_keeps_the_existing_ones():
 def test_same_levels_with_a_process_pool():
     spec = make_spec(count="count: 3")
     assert generate_pack(spec, jobs=2) == generate_pack(spec, jobs=1)
+
+
+def _late_and_early_failures(spec, index):
+    """Level 2 (index 1) fails late, level 4 (index 3) at once: a pool sees level 4 first."""
+    if index == 1:
+        time.sleep(1.0)
+    if index in (1, 3):
+        raise GenerationError(f"level {index + 1} failed")
+    return generate_level(spec, index)
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="patches the workers by forking")
+def test_a_failing_pack_fails_on_the_same_level_at_any_jobs(monkeypatch):
+    import llkgen.generate as generate
+
+    monkeypatch.setattr(generate, "generate_level", _late_and_early_failures)
+    spec = make_spec(count="count: 5")
+    for jobs in (1, 3):
+        with pytest.raises(GenerationError, match="^level 2 failed$"):
+            generate_pack(spec, jobs=jobs)
 
 
 # -- shuffle ------------------------------------------------------------------------------------
