@@ -74,7 +74,7 @@ def level_from_json(obj: object, where: str = "level") -> Level:
         n = len(obj["levels"]) if isinstance(obj.get("levels"), list) else "?"
         raise LevelFormatError(
             f"{where}.format: expected {LEVEL_FORMAT!r}, found string {PACK_FORMAT!r}: "
-            f"this is a pack of {n} levels (`llkgen verify` checks whole packs)"
+            f"this is a pack of {n} levels (name one as FILE#ID; `llkgen verify` checks whole packs)"
         )
     for key in ("format", "rows", "cols", "grid"):
         if key not in obj:
@@ -206,6 +206,25 @@ def levels_from_json(obj: object, source: str) -> list[tuple[str, Level]]:
         raise LevelFormatError(f"{source}: missing field 'format': expected {LEVEL_FORMAT!r} or {PACK_FORMAT!r}")
     level = _prefixed(source, level_from_json, obj)
     return [(source, level)]
+
+
+def load_level_ref(ref: str | os.PathLike) -> Level:
+    """:func:`load_level` for a level file. ``PACK#ID`` names one level of a pack by the label
+    ``llkgen verify`` prints for it: its id, or for a level without one its 0-based index. A
+    file whose own name holds ``#`` is still read as that file."""
+    text = os.fspath(ref)
+    if "#" not in text or os.path.lexists(text):
+        return load_level(text)
+    file, _, wanted = text.rpartition("#")
+    levels = load_levels(file)
+    for label, level in levels:
+        if label == text:
+            return level
+    ids = ", ".join(label.rpartition("#")[2] for label, _ in levels[:3] if "#" in label)
+    raise LevelFormatError(
+        f"{file}: no level {wanted!r}: expected the id of one of its {len(levels)} levels"
+        + (f" ({ids}{', ...' if len(levels) > 3 else ''})" if ids else "")
+    )
 
 
 def load_levels(path: str | os.PathLike) -> list[tuple[str, Level]]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -359,7 +361,7 @@ def _help_checks(r):
     assert r.returncode == 0
     text = _flat(r.stdout)
     assert "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; " \
-           "3 unsolvable; 4 unknown (a budget ran out)." in text
+           "3 unsolvable; 4 unknown (a budget ran out); 130 interrupted (Ctrl-C); 143 terminated." in text
     for command in ("show", "moves", "replay", "--version"):
         assert command in text
 
@@ -372,16 +374,40 @@ def test_short_help_flag(cli):
     _help_checks(cli("-h"))
 
 
-def test_command_help_has_an_example(cli):
-    r = cli("replay", "--help")
-    assert r.returncode == 0
-    assert "Example: llkgen replay tests/data/demo.json tests/data/demo.moves.json" in _flat(r.stdout)
+def help_examples() -> dict[str, str]:
+    """command -> the example its help text gives (the docstring's ``Example:`` line)."""
+    from typer.main import get_command
+
+    from llkgen.cli import app
+
+    out = {}
+    for name, command in get_command(app).commands.items():
+        found = re.findall(r"^\s*Example: (.+)$", command.help or "", re.M)
+        assert len(found) == 1, f"{name}: expected one example in its help, found {found}"
+        out[name] = found[0]
+    return out
 
 
-def test_help_example_files_exist():
-    # The replay help's example must run as printed (from the repository root).
-    assert Path(DEMO).exists() and Path(DEMO_MOVES).exists()
-    assert json.loads(Path(DEMO_MOVES).read_text()) == SOLUTION
+# The order a new user meets them in: each example may use what the ones before it wrote.
+EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay"]
+
+
+def test_every_command_help_shows_its_example(cli):
+    examples = help_examples()
+    assert sorted(examples) == sorted(EXAMPLE_ORDER)
+    for name, example in examples.items():
+        assert shlex.split(example)[:2] == ["llkgen", name]
+        r = cli(name, "--help")
+        assert r.returncode == 0 and f"Example: {example}" in _flat(r.stdout)
+
+
+def test_help_examples_run_as_printed_in_an_empty_directory(tmp_path):
+    # Only what a wheel gives a user: no configs/ or tests/data/ in reach.
+    examples = help_examples()
+    for name in EXAMPLE_ORDER:
+        r = _run(shlex.split(examples[name])[1:], tmp_path)
+        assert r.returncode == 0, (examples[name], r.stdout, r.stderr)
+    assert (tmp_path / "my-levels.yaml").is_file() and (tmp_path / "output" / "easy.html").is_file()
 
 
 def test_version(cli):
@@ -528,3 +554,67 @@ def test_render_never_overwrites_one_preview_with_another(cli, tmp_path):
     assert r.stdout.splitlines()[-1] == f"4 SVG files written to {tmp_path / 'svg'}"
     assert sorted(Path(p).name for p in written) == sorted(p.name for p in (tmp_path / "svg").iterdir())
     assert len(set(written)) == 4
+
+
+# -- init, shipped specs, PACK#ID -------------------------------------------------------------------------
+def test_init_writes_a_commented_spec_that_makes_a_pack(cli, tmp_path):
+    from llkgen.spec import load_spec
+
+    r = cli("init", "castle", "--out", str(tmp_path / "specs"))
+    path = tmp_path / "specs" / "castle.yaml"
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == f"wrote {path}: edit it, then build it with: llkgen make --config {path}\n"
+    spec = load_spec(path)
+    assert (spec.name, spec.export.path) == ("castle", "output/castle.json")
+    easy = (Path(__file__).resolve().parent.parent / "configs" / "easy.yaml").read_text()
+    text = path.read_text()
+    # The easy spec's every comment, with only the title, the name and the output path changed.
+    assert len(text.splitlines()) == len(easy.splitlines()) + 1
+    assert sum(a != b for a, b in zip(text.splitlines()[2:], easy.splitlines()[1:])) == 2
+    r = cli("make", "--config", str(path), "--count", "1", "--jobs", "1", "-q", "--out", str(tmp_path / "c.json"))
+    assert r.returncode == 0 and json.loads((tmp_path / "c.json").read_text())["name"] == "castle"
+
+
+def test_init_never_overwrites_and_refuses_a_bad_name(cli, tmp_path):
+    (tmp_path / "levels.yaml").write_text("mine\n")
+    r = cli("init", "--out", str(tmp_path))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"Error: {tmp_path / 'levels.yaml'}: already exists")
+    assert (tmp_path / "levels.yaml").read_text() == "mine\n"
+    r = cli("init", "a b", "--out", str(tmp_path))
+    assert r.returncode == 2 and "expected a file-name-safe name" in _flat(r.stderr)
+
+
+def test_a_level_of_a_pack_is_named_by_its_verify_label(cli, tmp_path):
+    pack = tmp_path / "p.json"
+    pack.write_text(json.dumps(_odd_pack("p", ["first", "second"])))
+    assert cli("show", f"{pack}#second").stdout.startswith("# second: 3x4")
+    assert json.loads(cli("moves", f"{pack}#first", "--json").stdout)["moves"]
+    assert cli("solve", f"{pack}#first").returncode == 0
+    r = cli("show", f"{pack}#third")
+    assert r.returncode == 1
+    assert r.stderr == f"Error: {pack}: no level 'third': expected the id of one of its 2 levels (first, second)\n"
+    # A file whose own name holds '#' is read as that file.
+    odd_name = tmp_path / "a#first"
+    odd_name.write_text(json.dumps({**LEVEL, "id": "hash"}))
+    assert cli("show", str(odd_name)).stdout.startswith("# hash: ")
+
+
+def test_replay_without_moves_checks_the_stored_solution(cli, tmp_path):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps({**LEVEL, "solution": SOLUTION}))
+    bad.write_text(json.dumps({**LEVEL, "solution": SOLUTION[:1]}))
+    assert cli("replay", str(good)).stdout == "OK: all 3 moves are legal and the board is cleared\n"
+    assert cli("replay", str(bad)).returncode == 1
+    r = cli("replay", DEMO)
+    assert r.returncode == 1 and r.stderr.startswith(f"Error: {DEMO}: no stored solution")
+
+
+def test_engine_choices_are_the_verifiers_engines(cli):
+    from llkgen.cli import Engine
+    from llkgen.verify import ENGINES
+
+    assert [e.value for e in Engine] == list(ENGINES)
+    assert "<auto|search|cpsat|baseline>" in _flat(cli("solve", "--help").stdout)
+    r = cli("solve", DEMO, "--engine", "fast")
+    assert r.returncode == 2 and "Invalid value for '--engine'" in _flat(r.stderr)

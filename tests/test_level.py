@@ -221,7 +221,7 @@ LEVEL_ERRORS = [
      "level.format: expected 'llkgen.level/1', found string 'llkgen.level/2'"),
     ("pack-format-as-level", _mut(format="llkgen.pack/1"),
      "level.format: expected 'llkgen.level/1', found string 'llkgen.pack/1': "
-     "this is a pack of ? levels (`llkgen verify` checks whole packs)"),
+     "this is a pack of ? levels (name one as FILE#ID; `llkgen verify` checks whole packs)"),
     ("id-not-string", _mut(id=5), "level.id: expected a string, found number 5"),
     ("grid-not-list", _mut(grid="1 2"), "level.grid: expected a list of rows, found string '1 2'"),
     ("not-an-object", [LEVEL], "level: expected a level object, found a list of 1"),
