@@ -239,7 +239,8 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
         detail = f"solvable ({effort})" + (f"; {sol_note}" if sol_note else "")
     elif verdict.status == UNSOLVABLE and sol_clears:
         status = FAILED
-        detail = f"internal contradiction: the stored solution clears the board but the verifier says unsolvable ({verdict.reason}); please report this"
+        detail = ("internal contradiction: the stored solution clears the board but the verifier says "
+                  f"unsolvable ({verdict.reason}); please report this")
     elif verdict.status == UNSOLVABLE:
         status, detail = UNSOLVABLE_S, f"unsolvable: {verdict.reason}"
     elif sol_clears:
@@ -271,12 +272,14 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
             obj = read_json(path)
             if not strict and not _is_llkgen(obj):
                 report.problems.append(FileProblem(
-                    source, "skipped", f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
+                    source, "skipped",
+                    f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
                 continue
             levels = levels_from_json(obj, source)
         except LlkgenError as e:
             msg = printable(str(e))
-            report.problems.append(FileProblem(source, INVALID, msg[len(source) + 2:] if msg.startswith(source + ": ") else msg))
+            detail = msg[len(source) + 2:] if msg.startswith(source + ": ") else msg
+            report.problems.append(FileProblem(source, INVALID, detail))
             continue
         for label, lv in levels:
             tasks.append((label, source, lv.board, lv.rules, lv.extra.get("solution"), _budget_of(lv.extra, nodes)))

@@ -99,7 +99,8 @@ def init(
         raise typer.BadParameter(str(e).removeprefix("NAME: "), param_hint="NAME") from None
     path = out / f"{name}.yaml"
     if os.path.lexists(path):
-        raise OutputError(f"{path}: already exists: expected a new file name (choose another NAME or --out)")
+        raise OutputError(
+            f"{path}: already exists: expected a new file name (choose another NAME or --out)")
     write_text_atomic(path, text)
     typer.echo(f"wrote {path}: edit it, then build it with: llkgen make --config {path}")
 
@@ -111,7 +112,8 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
     Example: llkgen show output/easy.json#easy-1
     """
     lv = load_level_ref(level)
-    typer.echo(printable(f"# {lv.id or Path(level).name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}"))
+    size = f"{lv.board.rows}x{lv.board.cols}"
+    typer.echo(printable(f"# {lv.id or Path(level).name}: {size}, {lv.rules.describe()}"))
     typer.echo(lv.board.to_text())
 
 
@@ -145,7 +147,8 @@ def _load_moves(path: Path) -> list:
         else:
             raise LevelFormatError(f"{path}: expected a list of moves or an object with 'solution'")
     if not isinstance(obj, list):
-        raise LevelFormatError(f"{path}: expected a list of moves [[r1, c1], [r2, c2]], found {type(obj).__name__}")
+        raise LevelFormatError(
+            f"{path}: expected a list of moves [[r1, c1], [r2, c2]], found {type(obj).__name__}")
     return obj
 
 
@@ -183,9 +186,11 @@ def replay(
 def solve(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
-    budget: Optional[float] = typer.Option(None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
     nodes: Optional[int] = typer.Option(200_000, "--nodes", min=1, help="Search-node budget (deterministic)."),
-    engine: Engine = typer.Option(Engine.auto, "--engine", help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
+    engine: Engine = typer.Option(
+        Engine.auto, "--engine", help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
 ) -> None:
     """Decide whether a level can be cleared.
 
@@ -223,7 +228,8 @@ def solve(
 def render(
     source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
-    solution: bool = typer.Option(False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
+    solution: bool = typer.Option(
+        False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
@@ -269,21 +275,30 @@ MAKE_REPORT_FORMAT = "llkgen.make-report/1"
 
 @app.command()
 def make(
-    config: str = typer.Option(..., "--config", metavar="SPEC", help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
+    config: str = typer.Option(
+        ..., "--config", metavar="SPEC",
+        help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
     out: Optional[Path] = typer.Option(None, "--out", help="Pack file to write (default: the spec's export.path)."),
-    count: Optional[int] = typer.Option(None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED, help="Pack seed (overrides the spec's seed)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
-    as_json: bool = typer.Option(False, "--json", help=f"Print a {MAKE_REPORT_FORMAT} JSON summary on stdout instead of lines."),
+    count: Optional[int] = typer.Option(
+        None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", min=0, max=MAX_SEED, help="Pack seed (overrides the spec's seed)."),
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", min=1,
+        help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
+    as_json: bool = typer.Option(
+        False, "--json", help=f"Print a {MAKE_REPORT_FORMAT} JSON summary on stdout instead of lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json summary)."),
 ) -> None:
     """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
 
-    Every level is certified solvable by the verifier, and its solution is replayed by the referee. The same spec and seed always give the same bytes, whatever --jobs is.
+    Every level is certified solvable by the verifier, and its solution is replayed by the
+    referee. The same spec and seed always give the same bytes, whatever --jobs is.
 
     Progress goes to stderr: a bar on a terminal, otherwise one line per level.
 
-    Exit 1 if the spec is invalid, or if a level cannot be generated within generator.max_attempts (the message says why).
+    Exit 1 if the spec is invalid, or if a level cannot be generated within
+    generator.max_attempts (the message says why).
 
     Example: llkgen make --config easy
     """
@@ -311,7 +326,8 @@ def make(
         for lv in result.levels:
             typer.echo(_level_line(lv))
         typer.echo(f"wrote {_plural(len(result.levels), 'certified level')} to {result.path} "
-                   f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with {_plural(jobs, 'job')})")
+                   f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with "
+                   f"{_plural(jobs, 'job')})")
 
 
 @contextmanager
@@ -342,17 +358,23 @@ def _progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object],
 
 @app.command("verify")
 def verify_levels(
-    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
+    paths: list[Path] = typer.Argument(
+        ..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
-    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
+    junit: Optional[Path] = typer.Option(
+        None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
+    nodes: Optional[int] = typer.Option(
+        None, "--nodes", min=1,
+        help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
 ) -> None:
     """Re-certify every level from scratch (for CI) and replay stored solutions.
 
     Prints one line per level and a summary.
 
-    Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins over 3, and 3 over 4.
+    Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget
+    ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins
+    over 3, and 3 over 4.
 
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
@@ -396,7 +418,7 @@ class _Stopped(BaseException):
 
 
 #: Exit code and message per signal (128 + the signal number, as shells report it).
-_STOP = {signal.SIGINT: (130, "Interrupted.")}
+_STOP: dict[int, tuple[int, str]] = {signal.SIGINT: (130, "Interrupted.")}
 if hasattr(signal, "SIGTERM"):
     _STOP[signal.SIGTERM] = (143, "Terminated.")
 

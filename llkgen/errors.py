@@ -1,8 +1,9 @@
 """llkgen's own error types.
 
 Every problem with user input (a level file, a pack, a spec, a moves file) or with an output
-path the user gave is raised as a subclass of :class:`LlkgenError`. The CLI turns these into ``Error: ...`` on stderr with exit
-code 1 and never shows a traceback; anything else escaping is a bug.
+path the user gave is raised as a subclass of :class:`LlkgenError`. The CLI turns these into
+``Error: ...`` on stderr with exit code 1 and never shows a traceback; anything else escaping
+is a bug.
 """
 
 from __future__ import annotations

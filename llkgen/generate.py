@@ -149,6 +149,7 @@ def construct(spec: Spec, rng: np.random.Generator) -> tuple[Board, list] | None
             options = play.moves()
             tries += 1
         p, q = options[int(rng.integers(len(options)))]
+        assert play.ident is not None  # track=True keeps it
         origins.append((play.ident[p], play.ident[q], play.g[p]))
         order.append(play.cells((p, q)))
         play.remove(p, q)
@@ -179,7 +180,8 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     rules = spec.rules
     targets = spec.difficulty.targets()
-    budget = Budget(nodes=spec.verify.nodes)
+    nodes = spec.verify.nodes
+    budget = Budget(nodes=nodes)
     tally = _Tally()
     for attempt in range(1, spec.generator.max_attempts + 1):
         order = None
@@ -219,7 +221,8 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
         if verdict.status != SOLVABLE:
             if order is not None and verdict.status != UNKNOWN:
                 raise InternalError(
-                    f"level {index + 1} (seed {seed}): the verifier calls a constructed board unsolvable: {verdict.reason}"
+                    f"level {index + 1} (seed {seed}): the verifier calls a constructed board unsolvable: "
+                    f"{verdict.reason}"
                 )
             if verdict.status == UNKNOWN:
                 tally.unknown += 1
@@ -230,7 +233,7 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
         if "verify_nodes" in targets and not targets["verify_nodes"].contains(metrics["verify_nodes"]):
             tally.reject("verify_nodes")
             continue
-        return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, budget.nodes),
+        return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, nodes),
                               verdict.solution, attempt)
     raise GenerationError(
         f"{spec.source}: level {index + 1} of {spec.count} (seed {seed}): no {spec.generator.strategy} "

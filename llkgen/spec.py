@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Mapping, NoReturn, Sequence
 
-from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Rules
+from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
 from llkgen.errors import SpecError
 from llkgen.files import read_bounded
-from llkgen.strictyaml import KeyPath, KeyIndex, ListIndex, describe, fmt_path, load_yaml, quote
+from llkgen.strictyaml import KeyIndex, KeyPath, ListIndex, describe, fmt_path, load_yaml, quote
 
 __all__ = [
     "BoardSpec",
@@ -420,7 +420,7 @@ def _check_rules(ck: _Checker, value: Any) -> Rules:
     m = ck.section(value, path, ("border", "gravity"))
     return Rules(
         border=ck.boolean(m, path, "border", True),
-        gravity=ck.choice(m, path, "gravity", GRAVITIES, "none"),
+        gravity=Gravity(ck.choice(m, path, "gravity", GRAVITIES, "none")),
     )
 
 
@@ -539,7 +539,8 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
         )
     if not isinstance(data, dict):
         raise SpecError(
-            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, found {describe(data)}"
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, "
+            f"found {describe(data)}"
         )
     m = ck.section(data, (), _TOP_KEYS, required=("name", "board", "tiles"))
     name = m["name"]

@@ -32,7 +32,7 @@ COPIES = (2, 4, 6)
 def _layout(rows: int, cols: int, order: list[int], walls: int, tiles: list[int]) -> list[list[int]]:
     """Place ``walls`` walls then ``tiles`` on the cells in ``order``; the rest stay empty."""
     flat = [0] * (rows * cols)
-    for i, cell in enumerate(order[:walls]):
+    for cell in order[:walls]:
         flat[cell] = -1
     for cell, value in zip(order[walls:], tiles):
         flat[cell] = value

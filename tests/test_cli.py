@@ -88,7 +88,8 @@ FILES = {
 
 VALIDATION = [
     ("ragged.json", "level.grid row 1: ragged rows: expected 4 cells like row 0, found 3"),
-    ("odd.json", "level.grid: every tile type must occur an even number of times, but type 3 occurs 1 times, type 5 occurs 1 times"),
+    ("odd.json", "level.grid: every tile type must occur an even number of times, "
+                 "but type 3 occurs 1 times, type 5 occurs 1 times"),
     ("below.json", "level.grid row 1 col 0: expected -1 (wall), 0 (empty) or a tile type >= 1, found -5"),
     ("float-cell.json", "level.grid row 1 col 2: expected an integer cell value, found number 1.5"),
     ("bool-cell.json", "level.grid row 1 col 2: expected an integer cell value, found boolean true"),

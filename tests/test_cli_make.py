@@ -15,7 +15,6 @@ import pytest
 from llkgen.generate import generate_pack
 from llkgen.spec import load_spec_ref
 
-
 SPEC = """\
 name: tiny            # a small spec so the command runs in a blink
 seed: 3
@@ -51,7 +50,8 @@ def runs(work):
     commands = {
         "jobs1": ("make", "--config", "tiny.yaml", "--jobs", "1"),
         "jobs2": ("make", "--config", "tiny.yaml", "--jobs", "2", "--out", "j2.json"),
-        "override": ("make", "--config", "tiny.yaml", "--count", "2", "--seed", "99", "--out", "sub/o.json", "--jobs", "1"),
+        "override": ("make", "--config", "tiny.yaml", "--count", "2", "--seed", "99", "--out", "sub/o.json",
+                     "--jobs", "1"),
         "typo": ("make", "--config", "typo.yaml"),
         "missing": ("make", "--config", "nope.yaml"),
         "count0": ("make", "--config", "tiny.yaml", "--count", "0"),

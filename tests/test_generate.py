@@ -193,7 +193,8 @@ def test_deal_uses_the_layout_and_the_multiset():
 
 
 def test_shuffle_levels_are_certified_and_within_targets():
-    spec = make_spec(difficulty="difficulty: {initial_moves: [4, null], random_clear_rate: [0.25, 1.0], playthroughs: 8}")
+    spec = make_spec(
+        difficulty="difficulty: {initial_moves: [4, null], random_clear_rate: [0.25, 1.0], playthroughs: 8}")
     for lv in generate_pack(spec, jobs=1):
         assert lv.certificate["verdict"] == "solvable"
         assert "time_ms" not in lv.certificate["stats"]

@@ -17,8 +17,7 @@ import pytest
 from llkgen.board import WALL, Board, Rules
 from llkgen.level import Level, Pack, load_levels, load_pack, pack_to_json
 from llkgen.referee import replay
-from llkgen.render import build_viewer_html, render_level_svg, write_svgs, write_viewer
-from llkgen.render import palette
+from llkgen.render import build_viewer_html, palette, render_level_svg, write_svgs, write_viewer
 from llkgen.render.svg import MAX_FRAME_CELLS, MAX_STEM, svg_filenames
 
 from demo_pack import make_demo_pack

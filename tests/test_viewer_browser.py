@@ -196,7 +196,7 @@ def test_js_rules_match_python_on_random_boards(viewer: Viewer) -> None:
         kinds = rng.randint(1, 4)
         cells = [rng.choice([0, 0, -1] + list(range(1, kinds + 1)) * 2) for _ in range(rows * cols)]
         counts: dict[int, int] = {}
-        for i, v in enumerate(cells):
+        for v in cells:
             if v > 0:
                 counts[v] = counts.get(v, 0) + 1
         for i in reversed(range(len(cells))):  # drop one tile of each odd type

@@ -79,7 +79,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("generated")
     made = run_all([["make", "--config", str(ROOT / spec), "--out", f"{name}.json", "--jobs", "1", *extra]
                     for name, (spec, extra) in PACKS.items()], tmp)
-    for (name, (_, extra)), proc in zip(PACKS.items(), made):
+    for name, proc in zip(PACKS, made):
         n = len(load_pack(tmp / f"{name}.json").levels)
         assert f"wrote {n} certified level" in proc.stdout, proc.stdout
     viewed = run_all([["view", f"{name}.json", "--out", f"{name}.html"] for name in PACKS], tmp)

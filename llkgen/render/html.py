@@ -90,7 +90,10 @@ _TEMPLATE = """<!DOCTYPE html>
 <main>
 <aside id="levels" aria-label="Levels">
 <table id="level-list">
-<thead><tr><th>#</th><th>id</th><th>size</th><th title="gravity; \u25a1 = no border ring">rules</th><th>tiles</th><th title="legal moves at the start">moves</th><th title="share of random playthroughs that clear the board">random clear</th><th title="search nodes the verifier needed">verify nodes</th></tr></thead>
+<thead><tr><th>#</th><th>id</th><th>size</th><th title="gravity; \u25a1 = no border ring">rules</th><th>tiles</th>
+<th title="legal moves at the start">moves</th>
+<th title="share of random playthroughs that clear the board">random clear</th>
+<th title="search nodes the verifier needed">verify nodes</th></tr></thead>
 <tbody></tbody>
 </table>
 </aside>
@@ -105,11 +108,13 @@ _TEMPLATE = """<!DOCTYPE html>
 <button type="button" id="btn-hint" title="Show a next move (H)">Hint</button>
 <button type="button" id="btn-play">Play solution</button>
 </div>
-<div id="status" data-state="playing"><span id="status-counts"></span><span id="status-banner"></span><span id="sol-indicator"></span></div>
+<div id="status" data-state="playing"><span id="status-counts"></span><span id="status-banner"></span>
+<span id="sol-indicator"></span></div>
 <p id="message" role="status"></p>
 <div id="board-wrap"><div id="board" data-busy="0"></div><svg id="overlay" aria-hidden="true"></svg></div>
 <p class="legend">Click two tiles of the same type joined by a line with at most two turns through empty cells.<br>
-<span class="k-empty"></span>empty<span class="k-wall"></span>wall<span class="k-ring"></span>outside ring (paths may use it when the border rule is on)</p>
+<span class="k-empty"></span>empty<span class="k-wall"></span>wall<span class="k-ring"></span>outside ring
+(paths may use it when the border rule is on)</p>
 </section>
 </main>
 <script type="application/json" id="llk-data">{data}</script>

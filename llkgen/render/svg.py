@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Sequence
 
 from llkgen.board import WALL, Board, Cell, Rules
-from llkgen.gravity import compact, flat_lines
 from llkgen.files import prepare_dir, write_text_atomic
+from llkgen.gravity import compact, flat_lines
 from llkgen.level import Level
 from llkgen.referee import replay
 from llkgen.render import palette as pal
