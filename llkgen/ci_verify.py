@@ -29,19 +29,20 @@ otherwise 200 000 nodes. Nodes, not seconds: a CI verdict never depends on machi
 
 from __future__ import annotations
 
-import json
 import os
 import xml.etree.ElementTree as ET
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
 from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json, write_text_atomic
+from llkgen.files import write_text_atomic
+from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
 from llkgen.referee import replay
+from llkgen.text import json_dumps, printable, xml_text
 from llkgen.verify import SOLVABLE, UNSOLVABLE, Budget, verify
+from llkgen.workers import worker_pool
 
 DEFAULT_NODES = 200_000
 REPORT_FORMAT = "llkgen.verify-report/1"
@@ -143,21 +144,24 @@ class VerifyReport:
                 tally[name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
             return suites[name]
 
+        # Ids and file names may hold characters XML cannot carry: each is shown as an escape.
         for lv in self.levels:
-            case = ET.SubElement(suite(lv.file), "testcase", classname=lv.file, name=lv.label)
-            tally[lv.file]["tests"] += 1
+            file, detail = xml_text(lv.file), xml_text(lv.detail)
+            case = ET.SubElement(suite(file), "testcase", classname=file, name=xml_text(lv.label))
+            tally[file]["tests"] += 1
             if lv.status != OK:
-                ET.SubElement(case, "failure", type=lv.status, message=lv.detail).text = lv.detail
-                tally[lv.file]["failures"] += 1
+                ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
+                tally[file]["failures"] += 1
         for p in self.problems:
-            case = ET.SubElement(suite(p.file), "testcase", classname=p.file, name=p.file)
-            tally[p.file]["tests"] += 1
+            file, detail = xml_text(p.file), xml_text(p.detail)
+            case = ET.SubElement(suite(file), "testcase", classname=file, name=file)
+            tally[file]["tests"] += 1
             if p.status == INVALID:
-                ET.SubElement(case, "error", type="invalid", message=p.detail).text = p.detail
-                tally[p.file]["errors"] += 1
+                ET.SubElement(case, "error", type="invalid", message=detail).text = detail
+                tally[file]["errors"] += 1
             else:
-                ET.SubElement(case, "skipped", message=p.detail)
-                tally[p.file]["skipped"] += 1
+                ET.SubElement(case, "skipped", message=detail)
+                tally[file]["skipped"] += 1
         total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for name, el in suites.items():
             for k, v in tally[name].items():
@@ -170,11 +174,11 @@ class VerifyReport:
 
 
 def format_level(lv: LevelResult) -> str:
-    return f"{lv.status.upper() if lv.status != OK else OK:<10} {lv.label}: {lv.detail}"
+    return printable(f"{lv.status.upper() if lv.status != OK else OK:<10} {lv.label}: {lv.detail}")
 
 
 def format_problem(p: FileProblem) -> str:
-    return f"{'INVALID' if p.status == INVALID else 'skipped':<10} {p.file}: {p.detail}"
+    return printable(f"{'INVALID' if p.status == INVALID else 'skipped':<10} {p.file}: {p.detail}")
 
 
 # -- finding files -------------------------------------------------------------------------------
@@ -235,7 +239,8 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
         detail = f"solvable ({effort})" + (f"; {sol_note}" if sol_note else "")
     elif verdict.status == UNSOLVABLE and sol_clears:
         status = FAILED
-        detail = f"internal contradiction: the stored solution clears the board but the verifier says unsolvable ({verdict.reason}); please report this"
+        detail = ("internal contradiction: the stored solution clears the board but the verifier says "
+                  f"unsolvable ({verdict.reason}); please report this")
     elif verdict.status == UNSOLVABLE:
         status, detail = UNSOLVABLE_S, f"unsolvable: {verdict.reason}"
     elif sol_clears:
@@ -262,17 +267,19 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
     tasks: list[tuple] = []
     for path, strict in collect(paths):
         report.files += 1
-        source = str(path)
+        source = printable(str(path))  # undecodable bytes of a file name shown as \xNN
         try:
             obj = read_json(path)
             if not strict and not _is_llkgen(obj):
                 report.problems.append(FileProblem(
-                    source, "skipped", f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
+                    source, "skipped",
+                    f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
                 continue
             levels = levels_from_json(obj, source)
         except LlkgenError as e:
-            msg = str(e)
-            report.problems.append(FileProblem(source, INVALID, msg[len(source) + 2:] if msg.startswith(source + ": ") else msg))
+            msg = printable(str(e))
+            detail = msg[len(source) + 2:] if msg.startswith(source + ": ") else msg
+            report.problems.append(FileProblem(source, INVALID, detail))
             continue
         for label, lv in levels:
             tasks.append((label, source, lv.board, lv.rules, lv.extra.get("solution"), _budget_of(lv.extra, nodes)))
@@ -288,7 +295,7 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
             if on_level is not None:
                 on_level(res)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:
             for res in pool.map(_check_task, tasks, chunksize=1):
                 report.levels.append(res)
                 if on_level is not None:
@@ -301,4 +308,4 @@ def write_junit(report: VerifyReport, path: str | os.PathLike) -> Path:
 
 
 def report_json(report: VerifyReport) -> str:
-    return json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+    return json_dumps(report.to_json(), indent=2) + "\n"

@@ -2,29 +2,40 @@
 
 Each command parses its arguments, calls one library function and formats the result.
 Errors in the user's input become ``Error: ...`` on stderr with exit code 1, never a traceback.
+Every help text ends with an example that runs as printed for someone who installed the wheel
+and ran the examples before it (``init``, then ``make``), in any directory.
 """
 
 from __future__ import annotations
 
-import json
+import os
+import signal
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from llkgen import __version__
-from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.level import load_level, read_json
+from llkgen.errors import LevelFormatError, LlkgenError, OutputError
+from llkgen.files import check_writable, write_text_atomic
+from llkgen.level import load_level_ref, read_json
 from llkgen.path import removable_pairs
 from llkgen.referee import replay as replay_moves
+from llkgen.spec import MAX_COUNT, MAX_SEED, shipped_specs
+from llkgen.text import json_dumps, printable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSOLVABLE, EXIT_UNKNOWN = 0, 1, 2, 3, 4
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; "
-    "3 unsolvable; 4 unknown (a budget ran out)."
+    "3 unsolvable; 4 unknown (a budget ran out); 130 interrupted (Ctrl-C); 143 terminated."
 )
+LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
 
 app = typer.Typer(
     name="llkgen",
@@ -37,31 +48,85 @@ app = typer.Typer(
 )
 
 
+class Engine(str, Enum):
+    """The verifier engines ``llkgen solve`` offers (:data:`llkgen.verify.ENGINES`)."""
+
+    auto = "auto"
+    search = "search"
+    cpsat = "cpsat"
+    baseline = "baseline"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"llkgen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print llkgen's version and exit."),
+) -> None:
+    pass
+
+
 def _emit_json(obj: object) -> None:
-    typer.echo(json.dumps(obj, ensure_ascii=False))
+    typer.echo(json_dumps(obj))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 @app.command()
-def show(level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file.")) -> None:
+def init(
+    name: str = typer.Argument("levels", help="The pack's name; the spec is written to NAME.yaml."),
+    out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Directory to write NAME.yaml in."),
+) -> None:
+    """Write a starter spec, commented line by line, to edit and build with make.
+
+    It is the shipped easy spec under a new name. An existing file is never overwritten.
+
+    Example: llkgen init my-levels
+    """
+    from llkgen.errors import SpecError
+    from llkgen.spec import starter_spec
+
+    try:
+        text = starter_spec(name)
+    except SpecError as e:
+        raise typer.BadParameter(str(e).removeprefix("NAME: "), param_hint="NAME") from None
+    path = out / f"{name}.yaml"
+    if os.path.lexists(path):
+        raise OutputError(
+            f"{path}: already exists: expected a new file name (choose another NAME or --out)")
+    write_text_atomic(path, text)
+    typer.echo(f"wrote {path}: edit it, then build it with: llkgen make --config {path}")
+
+
+@app.command()
+def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> None:
     """Print a level's board in the text form, plus its rules.
 
-    Example: llkgen show tests/data/demo.json
+    Example: llkgen show output/easy.json#easy-1
     """
-    lv = load_level(level)
-    typer.echo(f"# {lv.id or level.name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}")
+    lv = load_level_ref(level)
+    size = f"{lv.board.rows}x{lv.board.cols}"
+    typer.echo(printable(f"# {lv.id or Path(level).name}: {size}, {lv.rules.describe()}"))
     typer.echo(lv.board.to_text())
 
 
 @app.command()
 def moves(
-    level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file."),
+    level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print {\"moves\": [{\"a\", \"b\", \"path\"}, ...]}."),
 ) -> None:
     """List every pair removable right now, with the path that would be drawn.
 
-    Example: llkgen moves tests/data/demo.json --json
+    Example: llkgen moves output/easy.json#easy-1 --json
     """
-    lv = load_level(level)
+    lv = load_level_ref(level)
     found = removable_pairs(lv.board, lv.rules)
     if as_json:
         _emit_json({"moves": [m.to_json() for m in found]})
@@ -69,7 +134,7 @@ def moves(
     for m in found:
         path = " -> ".join(f"({r},{c})" for r, c in m.path)
         typer.echo(f"type {lv.board[m.a]}: {list(m.a)} {list(m.b)}  via {path}")
-    typer.echo(f"{len(found)} removable pair{'s' if len(found) != 1 else ''}")
+    typer.echo(f"{_plural(len(found), 'removable pair')}")
 
 
 def _load_moves(path: Path) -> list:
@@ -82,23 +147,34 @@ def _load_moves(path: Path) -> list:
         else:
             raise LevelFormatError(f"{path}: expected a list of moves or an object with 'solution'")
     if not isinstance(obj, list):
-        raise LevelFormatError(f"{path}: expected a list of moves [[r1, c1], [r2, c2]], found {type(obj).__name__}")
+        raise LevelFormatError(
+            f"{path}: expected a list of moves [[r1, c1], [r2, c2]], found {type(obj).__name__}")
     return obj
 
 
 @app.command()
 def replay(
-    level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file."),
-    moves_file: Path = typer.Argument(..., metavar="MOVES.json", help="A JSON list of [[r1, c1], [r2, c2]] moves."),
+    level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
+    moves_file: Optional[Path] = typer.Argument(
+        None, metavar="[MOVES.json]",
+        help="A JSON list of [[r1, c1], [r2, c2]] moves, or an object with \"solution\" (e.g. "
+             "solve --json output). Default: the solution stored in the level."),
 ) -> None:
     """Check a solution with the referee.
 
     Exits 0 if every move is legal and the board ends cleared, otherwise 1, naming the bad step.
 
-    Example: llkgen replay tests/data/demo.json tests/data/demo.moves.json
+    Example: llkgen replay output/easy.json#easy-1
     """
-    lv = load_level(level)
-    result = replay_moves(lv.board, lv.rules, _load_moves(moves_file))
+    lv = load_level_ref(level)
+    if moves_file is not None:
+        solution = _load_moves(moves_file)
+    elif isinstance(lv.solution, list):
+        solution = lv.solution
+    else:
+        raise LevelFormatError(f"{level}: no stored solution: expected a list of moves in \"solution\" "
+                               "(or give a MOVES.json file)")
+    result = replay_moves(lv.board, lv.rules, solution)
     if result.ok and result.cleared:
         typer.echo(f"OK: {result.describe()}")
         return
@@ -108,25 +184,25 @@ def replay(
 
 @app.command()
 def solve(
-    level: Path = typer.Argument(..., help="A llkgen.level/1 JSON file."),
+    level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
-    budget: Optional[float] = typer.Option(None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
     nodes: Optional[int] = typer.Option(200_000, "--nodes", min=1, help="Search-node budget (deterministic)."),
-    engine: str = typer.Option("auto", "--engine", help="auto (portfolio), search, cpsat or baseline."),
+    engine: Engine = typer.Option(
+        Engine.auto, "--engine", help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
 ) -> None:
     """Decide whether a level can be cleared.
 
     Exits 0 solvable (with a replayed witness), 3 unsolvable (with a proof), 4 unknown (a
     budget ran out), 1 invalid input.
 
-    Example: llkgen solve tests/data/demo.json --json --nodes 50000
+    Example: llkgen solve output/easy.json#easy-1 --json --nodes 50000
     """
-    from llkgen.verify import ENGINES, Budget, verify
+    from llkgen.verify import Budget, verify
 
-    if engine not in ENGINES:
-        raise typer.BadParameter(f"expected one of {', '.join(ENGINES)}, found {engine!r}", param_hint="--engine")
-    lv = load_level(level)
-    verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine)
+    lv = load_level_ref(level)
+    verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine.value)
     if verdict.proof is not None and verdict.proof.get("locked") and lv.rules.gravity == "none":
         from llkgen.verify.flow import explain_locked
 
@@ -152,7 +228,8 @@ def solve(
 def render(
     source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
-    solution: bool = typer.Option(False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
+    solution: bool = typer.Option(
+        False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
@@ -161,13 +238,10 @@ def render(
     from llkgen.level import load_levels
     from llkgen.render import write_svgs
 
-    levels = load_levels(source)
-    written = write_svgs(levels, out)
-    if solution:  # the step-by-step previews come in addition to the plain ones
-        written += write_svgs(levels, out, solution=True)
+    written = write_svgs(load_levels(source), out, solution=solution)
     for p in written:
         typer.echo(str(p))
-    typer.echo(f"{len(written)} SVG file{'s' if len(written) != 1 else ''} written to {out}")
+    typer.echo(f"{_plural(len(written), 'SVG file')} written to {out}")
 
 
 @app.command()
@@ -193,92 +267,125 @@ def _level_line(lv) -> str:
     m = lv.metrics
     return (f"level {lv.index + 1:>3}  initial_moves {m['initial_moves']:>3}  "
             f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
-            f"({lv.attempts} attempt{'s' if lv.attempts != 1 else ''})")
+            f"({_plural(lv.attempts, 'attempt')})")
+
+
+MAKE_REPORT_FORMAT = "llkgen.make-report/1"
 
 
 @app.command()
 def make(
-    config: Path = typer.Option(..., "--config", help="The YAML spec, e.g. configs/easy.yaml."),
+    config: str = typer.Option(
+        ..., "--config", metavar="SPEC",
+        help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
     out: Optional[Path] = typer.Option(None, "--out", help="Pack file to write (default: the spec's export.path)."),
-    count: Optional[int] = typer.Option(None, "--count", help="Number of levels (overrides the spec's count)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Pack seed (overrides the spec's seed)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
+    count: Optional[int] = typer.Option(
+        None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", min=0, max=MAX_SEED, help="Pack seed (overrides the spec's seed)."),
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", min=1,
+        help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
+    as_json: bool = typer.Option(
+        False, "--json", help=f"Print a {MAKE_REPORT_FORMAT} JSON summary on stdout instead of lines."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json summary)."),
 ) -> None:
     """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
 
-    Every level is certified solvable by the verifier, and its solution is replayed by the referee. The same spec and seed always give the same bytes, whatever --jobs is.
+    Every level is certified solvable by the verifier, and its solution is replayed by the
+    referee. The same spec and seed always give the same bytes, whatever --jobs is.
 
-    Exit 1 if the spec is invalid, or if a level cannot be generated within generator.max_attempts (the message says why).
+    Progress goes to stderr: a bar on a terminal, otherwise one line per level.
 
-    Example: llkgen make --config configs/easy.yaml --count 20 --out output/easy20.json
+    Exit 1 if the spec is invalid, or if a level cannot be generated within
+    generator.max_attempts (the message says why).
+
+    Example: llkgen make --config easy
     """
-    import os
-    import time
-
     from llkgen.export import make_pack
-    from llkgen.spec import load_spec
+    from llkgen.spec import load_spec_ref
 
-    spec = load_spec(config).with_overrides(count=count, seed=seed, out=out)
-    jobs = jobs or os.cpu_count() or 1
+    spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
+    check_writable(spec.export.path)  # fail now, not after generating every level
+    jobs = min(jobs or os.cpu_count() or 1, spec.count)
     started = time.perf_counter()
-    with _progress(spec.count, f"making {spec.name}") as advance:
-        result = make_pack(spec, jobs=jobs, on_level=lambda lv: advance())
-    for lv in result.levels:
-        typer.echo(_level_line(lv))
+    with _progress(spec.count, spec.name, quiet) as advance:
+        result = make_pack(spec, jobs=jobs, on_level=advance)
     took = time.perf_counter() - started
-    n = len(result.levels)
-    typer.echo(f"wrote {n} certified level{'s' if n != 1 else ''} to {result.path} "
-               f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with {min(jobs, n)} job{'s' if min(jobs, n) != 1 else ''})")
+    if as_json:
+        from llkgen.export import level_id
+
+        _emit_json({
+            "format": MAKE_REPORT_FORMAT, "path": str(result.path), "name": spec.name,
+            "seed": spec.seed, "strategy": spec.generator.strategy, "jobs": jobs,
+            "seconds": round(took, 3),
+            "levels": [{"id": level_id(spec, lv.index), "seed": lv.seed, "attempts": lv.attempts,
+                        "metrics": lv.metrics} for lv in result.levels],
+        })
+    elif not quiet:
+        for lv in result.levels:
+            typer.echo(_level_line(lv))
+        typer.echo(f"wrote {_plural(len(result.levels), 'certified level')} to {result.path} "
+                   f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with "
+                   f"{_plural(jobs, 'job')})")
 
 
-class _progress:
-    """A rich progress bar on stderr when stderr is a terminal; otherwise nothing at all."""
+@contextmanager
+def _progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], None]]:
+    """``advance(level)``, called as each level is made: a rich progress bar on stderr when it
+    is a terminal, one plain line per level otherwise (a CI log or a pipe), nothing if quiet."""
+    if quiet:
+        yield lambda lv: None
+        return
+    if not sys.stderr.isatty():
+        done = 0
 
-    def __init__(self, total: int, label: str):
-        self.total, self.label, self.bar = total, label, None
+        def line(lv: object) -> None:
+            nonlocal done
+            done += 1
+            typer.echo(f"making {name}: {done}/{total} levels", err=True)
 
-    def __enter__(self):
-        if not sys.stderr.isatty():
-            return lambda: None
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        yield line
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-        self.bar.__enter__()
-        task = self.bar.add_task(self.label, total=self.total)
-        return lambda: self.bar.advance(task)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-        return False
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"making {name}", total=total)
+        yield lambda lv: bar.advance(task)
 
 
 @app.command("verify")
 def verify_levels(
-    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
+    paths: list[Path] = typer.Argument(
+        ..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
-    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
+    junit: Optional[Path] = typer.Option(
+        None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
+    nodes: Optional[int] = typer.Option(
+        None, "--nodes", min=1,
+        help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
 ) -> None:
     """Re-certify every level from scratch (for CI) and replay stored solutions.
 
     Prints one line per level and a summary.
 
-    Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins over 3, and 3 over 4.
+    Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget
+    ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins
+    over 3, and 3 over 4.
 
-    Example: llkgen verify levels/ output/easy.json --junit reports/llkgen.xml
+    Example: llkgen verify output/ --junit reports/llkgen.xml
     """
-    import os
-
     from llkgen.ci_verify import format_level, format_problem, report_json, verify_paths, write_junit
 
     def show(res) -> None:
         if not as_json:
             typer.echo(format_level(res))
 
+    if junit is not None:
+        check_writable(junit)  # fail now, not after verifying every level
     report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show)
     if junit is not None:
         write_junit(report, junit)
@@ -291,18 +398,49 @@ def verify_levels(
     raise typer.Exit(report.exit_code)
 
 
-@app.command()
-def version() -> None:
-    """Print llkgen's version."""
-    typer.echo(f"llkgen {__version__}")
+def _tolerant_streams() -> None:
+    """Let stdout and stderr show what UTF-8 cannot encode (a lone surrogate in a level id, an
+    undecodable byte in a file name) as a backslash escape instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+class _Stopped(BaseException):
+    """Ctrl-C or SIGTERM, raised from the signal handler. Not a KeyboardInterrupt, which Typer
+    would turn into a silent exit: this one reaches :func:`main`, which says why it stopped.
+    Unwinding on the way ends worker processes and removes temporary files."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: Exit code and message per signal (128 + the signal number, as shells report it).
+_STOP: dict[int, tuple[int, str]] = {signal.SIGINT: (130, "Interrupted.")}
+if hasattr(signal, "SIGTERM"):
+    _STOP[signal.SIGTERM] = (143, "Terminated.")
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise _Stopped(signum)
 
 
 def main() -> None:
+    """The ``llkgen`` console script: runs the Typer app and turns library errors and signals
+    into the documented messages and exit codes."""
+    _tolerant_streams()
+    for signum in _STOP:
+        signal.signal(signum, _raise_stopped)
     try:
         app()
     except LlkgenError as e:
-        typer.echo(f"Error: {e}", err=True)
+        typer.echo(f"Error: {printable(str(e))}", err=True)
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        typer.echo("Interrupted.", err=True)
-        sys.exit(130)
+    except (_Stopped, KeyboardInterrupt) as e:
+        for signum in _STOP:  # a second Ctrl-C must not interrupt the goodbye
+            signal.signal(signum, signal.SIG_IGN)
+        code, message = _STOP[e.signum if isinstance(e, _Stopped) else signal.SIGINT]
+        typer.echo(message, err=True)
+        sys.exit(code)

@@ -1,8 +1,9 @@
 """llkgen's own error types.
 
-Every problem with user input (a level file, a pack, a spec, a moves file) is raised as a
-subclass of :class:`LlkgenError`. The CLI turns these into ``Error: ...`` on stderr with exit
-code 1 and never shows a traceback; anything else escaping is a bug.
+Every problem with user input (a level file, a pack, a spec, a moves file) or with an output
+path the user gave is raised as a subclass of :class:`LlkgenError`. The CLI turns these into
+``Error: ...`` on stderr with exit code 1 and never shows a traceback; anything else escaping
+is a bug.
 """
 
 from __future__ import annotations
@@ -25,3 +26,7 @@ class SpecError(LlkgenError):
 
 class GenerationError(LlkgenError):
     """The generator could not produce a certified level within its attempt budget."""
+
+
+class OutputError(LlkgenError):
+    """An output file or directory cannot be written: the message names it and says why."""

@@ -48,7 +48,7 @@ class MakeResult:
     levels: list[GeneratedLevel]
 
 
-def make_pack(spec: Spec, jobs: int | None = None,
+def make_pack(spec: Spec, jobs: int = 1,
               on_level: Callable[[GeneratedLevel], None] | None = None) -> MakeResult:
     """Generate every level of ``spec`` and write the pack to ``spec.export.path``.
 

@@ -24,8 +24,7 @@ order. All limits are counts -- attempts, reshuffles, verifier nodes -- never se
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, wait
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -38,6 +37,7 @@ from llkgen.playout import Playout
 from llkgen.referee import replay
 from llkgen.spec import Spec
 from llkgen.verify import SOLVABLE, UNKNOWN, Budget, Verdict, verify
+from llkgen.workers import worker_pool
 
 #: Consecutive reshuffles tried when the constructive generator is stuck before it gives up on
 #: that deal. A reshuffle only has to give one linkable pair of cells equal types. Measured on
@@ -149,6 +149,7 @@ def construct(spec: Spec, rng: np.random.Generator) -> tuple[Board, list] | None
             options = play.moves()
             tries += 1
         p, q = options[int(rng.integers(len(options)))]
+        assert play.ident is not None  # track=True keeps it
         origins.append((play.ident[p], play.ident[q], play.g[p]))
         order.append(play.cells((p, q)))
         play.remove(p, q)
@@ -179,7 +180,8 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     rules = spec.rules
     targets = spec.difficulty.targets()
-    budget = Budget(nodes=spec.verify.nodes)
+    nodes = spec.verify.nodes
+    budget = Budget(nodes=nodes)
     tally = _Tally()
     for attempt in range(1, spec.generator.max_attempts + 1):
         order = None
@@ -219,7 +221,8 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
         if verdict.status != SOLVABLE:
             if order is not None and verdict.status != UNKNOWN:
                 raise InternalError(
-                    f"level {index + 1} (seed {seed}): the verifier calls a constructed board unsolvable: {verdict.reason}"
+                    f"level {index + 1} (seed {seed}): the verifier calls a constructed board unsolvable: "
+                    f"{verdict.reason}"
                 )
             if verdict.status == UNKNOWN:
                 tally.unknown += 1
@@ -230,7 +233,7 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
         if "verify_nodes" in targets and not targets["verify_nodes"].contains(metrics["verify_nodes"]):
             tally.reject("verify_nodes")
             continue
-        return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, budget.nodes),
+        return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, nodes),
                               verdict.solution, attempt)
     raise GenerationError(
         f"{spec.source}: level {index + 1} of {spec.count} (seed {seed}): no {spec.generator.strategy} "
@@ -240,18 +243,15 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     )
 
 
-def default_jobs() -> int:
-    return os.cpu_count() or 1
-
-
-def generate_pack(spec: Spec, jobs: int | None = None,
+def generate_pack(spec: Spec, jobs: int = 1,
                   on_level: Callable[[GeneratedLevel], None] | None = None) -> list[GeneratedLevel]:
     """All ``spec.count`` levels, in order. With ``jobs > 1`` levels are made in a process
     pool; each level depends only on ``(spec, index)``, so the result is the same for every
     ``jobs``. ``on_level`` is called as each level finishes (in completion order), e.g. to
-    advance a progress bar. The first :class:`GenerationError` cancels the rest and is raised."""
-    jobs = default_jobs() if jobs is None else jobs
-    if jobs < 1:
+    advance a progress bar. A :class:`GenerationError` stops the run and is raised: the first
+    failing level's, as with ``jobs=1``; the workers are then ended at once (see
+    :mod:`llkgen.workers`)."""
+    if type(jobs) is not int or jobs < 1:
         raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
     jobs = min(jobs, spec.count)
     if jobs == 1:
@@ -262,23 +262,25 @@ def generate_pack(spec: Spec, jobs: int | None = None,
                 on_level(levels[-1])
         return levels
     results: list[GeneratedLevel | None] = [None] * spec.count
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending = {pool.submit(generate_level, spec, i) for i in range(spec.count)}
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                failed = [f for f in done if f.exception() is not None]
-                if failed:
-                    for f in pending:
-                        f.cancel()
-                    raise failed[0].exception()
-                for f in done:
-                    lv = f.result()
-                    results[lv.index] = lv
+    failure: tuple[int, BaseException] | None = None  # the lowest-numbered failing level
+    with worker_pool(jobs) as pool:
+        pending = {pool.submit(generate_level, spec, i): i for i in range(spec.count)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_EXCEPTION)
+            for f in sorted(done, key=pending.__getitem__):
+                i, exc = pending.pop(f), f.exception()
+                if exc is not None:
+                    failure = min(failure or (i, exc), (i, exc), key=lambda x: x[0])
+                elif failure is None:
+                    results[i] = f.result()
                     if on_level is not None:
-                        on_level(lv)
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            raise
+                        on_level(f.result())
+            if failure is not None:
+                # The run has failed; it fails as a one-process run would, on the first level
+                # that fails, so only the levels before it are still awaited.
+                for f in [f for f, i in pending.items() if i > failure[0]]:
+                    f.cancel()
+                    del pending[f]
+        if failure is not None:
+            raise failure[1]
     return results  # type: ignore[return-value]

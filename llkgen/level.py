@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from llkgen.board import GRAVITIES, Board, Rules, _kind, _num
 from llkgen.errors import LevelFormatError
+from llkgen.files import read_bounded, write_text_atomic
+from llkgen.text import escape_surrogates
 
 LEVEL_FORMAT = "llkgen.level/1"
 PACK_FORMAT = "llkgen.pack/1"
@@ -73,7 +74,7 @@ def level_from_json(obj: object, where: str = "level") -> Level:
         n = len(obj["levels"]) if isinstance(obj.get("levels"), list) else "?"
         raise LevelFormatError(
             f"{where}.format: expected {LEVEL_FORMAT!r}, found string {PACK_FORMAT!r}: "
-            f"this is a pack of {n} levels (`llkgen verify` checks whole packs)"
+            f"this is a pack of {n} levels (name one as FILE#ID; `llkgen verify` checks whole packs)"
         )
     for key in ("format", "rows", "cols", "grid"):
         if key not in obj:
@@ -133,22 +134,10 @@ def pack_to_json(pack: Pack) -> dict:
 
 # -- files ---------------------------------------------------------------------------------------
 def read_json(path: str | os.PathLike) -> object:
-    """Decode a JSON file, turning every I/O or syntax problem into :class:`LevelFormatError`."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        data = p.read_bytes() if size <= MAX_FILE_BYTES else None
-    except FileNotFoundError:
-        raise LevelFormatError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise LevelFormatError(f"{p}: is a directory, expected a JSON file") from None
-    except OSError as e:
-        raise LevelFormatError(f"{p}: cannot read: {e.strerror}") from None
-    except ValueError as e:  # e.g. an embedded NUL byte in the path
-        raise LevelFormatError(f"{path!r}: not a usable file name: {e}") from None
-    if data is None:
-        raise LevelFormatError(f"{p}: file too large: {size} bytes, the cap is {MAX_FILE_BYTES}")
-    return parse_json(data, str(p))
+    """Decode a JSON file, turning every I/O or syntax problem into :class:`LevelFormatError`.
+    Reads at most :data:`MAX_FILE_BYTES` (see :func:`llkgen.files.read_bounded`)."""
+    data = read_bounded(path, MAX_FILE_BYTES, "a JSON file", LevelFormatError)
+    return parse_json(data, str(Path(path)))
 
 
 def parse_json(data: bytes | str, source: str) -> object:
@@ -219,6 +208,25 @@ def levels_from_json(obj: object, source: str) -> list[tuple[str, Level]]:
     return [(source, level)]
 
 
+def load_level_ref(ref: str | os.PathLike) -> Level:
+    """:func:`load_level` for a level file. ``PACK#ID`` names one level of a pack by the label
+    ``llkgen verify`` prints for it: its id, or for a level without one its 0-based index. A
+    file whose own name holds ``#`` is still read as that file."""
+    text = os.fspath(ref)
+    if "#" not in text or os.path.lexists(text):
+        return load_level(text)
+    file, _, wanted = text.rpartition("#")
+    levels = load_levels(file)
+    for label, level in levels:
+        if label == text:
+            return level
+    ids = ", ".join(label.rpartition("#")[2] for label, _ in levels[:3] if "#" in label)
+    raise LevelFormatError(
+        f"{file}: no level {wanted!r}: expected the id of one of its {len(levels)} levels"
+        + (f" ({ids}{', ...' if len(levels) > 3 else ''})" if ids else "")
+    )
+
+
 def load_levels(path: str | os.PathLike) -> list[tuple[str, Level]]:
     """Load a level file or a pack file as a list of ``(label, level)``."""
     return levels_from_json(read_json(path), str(path))
@@ -226,8 +234,9 @@ def load_levels(path: str | os.PathLike) -> list[tuple[str, Level]]:
 
 def dumps(obj: object) -> str:
     """Deterministic, diff-friendly JSON text: keys in the order built, any value whose compact
-    form fits on a line (a grid row, a move) kept on one line, and a trailing newline."""
-    return _format(obj, 0) + "\n"
+    form fits on a line (a grid row, a move) kept on one line, and a trailing newline. Lone
+    surrogates, which JSON strings may hold, are written as escapes so the text encodes."""
+    return escape_surrogates(_format(obj, 0)) + "\n"
 
 
 def _format(obj: object, depth: int) -> str:
@@ -243,32 +252,6 @@ def _format(obj: object, depth: int) -> str:
 
 
 def write_json_atomic(path: str | os.PathLike, obj: object) -> Path:
-    """Write JSON to a temporary file beside ``path``, fsync it, then rename it into place:
-    an interrupted run never leaves a truncated file and never destroys the previous one."""
+    """Write :func:`dumps` of ``obj`` with :func:`llkgen.files.write_text_atomic`: an
+    interrupted run never leaves a truncated file and never destroys the previous one."""
     return write_text_atomic(path, dumps(obj))
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return p

@@ -19,9 +19,7 @@ import numpy as np
 
 from llkgen.board import Board, Rules
 from llkgen.playout import Playout, random_playthrough
-from llkgen.verify import Budget, Verdict, verify
-
-METRIC_NAMES = ("initial_moves", "random_clear_rate", "verify_nodes")
+from llkgen.verify import Verdict
 
 
 def initial_moves(board: Board, rules: Rules) -> int:
@@ -67,16 +65,3 @@ def clear_rate_within(board: Board, rules: Rules, playthroughs: int = 32, seed: 
 def verify_nodes(verdict: Verdict) -> int:
     """The verifier's effort on a board: search nodes, a deterministic count."""
     return int(verdict.stats.get("nodes", 0))
-
-
-def measure(board: Board, rules: Rules, *, seed: int, playthroughs: int = 32,
-            nodes: int = 200_000, verdict: Verdict | None = None) -> dict:
-    """All three metrics in :data:`METRIC_NAMES` order. Runs the verifier with a ``nodes``
-    budget unless ``verdict`` (already computed for this board) is given."""
-    if verdict is None:
-        verdict = verify(board, rules, Budget(nodes=nodes))
-    return {
-        "initial_moves": initial_moves(board, rules),
-        "random_clear_rate": random_clear_rate(board, rules, playthroughs, seed),
-        "verify_nodes": verify_nodes(verdict),
-    }

@@ -29,11 +29,13 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Mapping, NoReturn, Sequence
 
-from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Rules
+from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
 from llkgen.errors import SpecError
-from llkgen.strictyaml import KeyPath, KeyIndex, ListIndex, describe, fmt_path, load_yaml, quote
+from llkgen.files import read_bounded
+from llkgen.strictyaml import KeyIndex, KeyPath, ListIndex, describe, fmt_path, load_yaml, quote
 
 __all__ = [
     "BoardSpec",
@@ -45,7 +47,10 @@ __all__ = [
     "TilesSpec",
     "VerifySpec",
     "load_spec",
+    "load_spec_ref",
     "parse_spec",
+    "shipped_specs",
+    "starter_spec",
     "spec_from_dict",
     "LAYOUT_TILE",
     "LAYOUT_EMPTY",
@@ -415,7 +420,7 @@ def _check_rules(ck: _Checker, value: Any) -> Rules:
     m = ck.section(value, path, ("border", "gravity"))
     return Rules(
         border=ck.boolean(m, path, "border", True),
-        gravity=ck.choice(m, path, "gravity", GRAVITIES, "none"),
+        gravity=Gravity(ck.choice(m, path, "gravity", GRAVITIES, "none")),
     )
 
 
@@ -534,7 +539,8 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
         )
     if not isinstance(data, dict):
         raise SpecError(
-            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, found {describe(data)}"
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, "
+            f"found {describe(data)}"
         )
     m = ck.section(data, (), _TOP_KEYS, required=("name", "board", "tiles"))
     name = m["name"]
@@ -609,11 +615,71 @@ def parse_spec(text: str | bytes, source: str = "<string>") -> Spec:
 
 
 def load_spec(path: str | os.PathLike) -> Spec:
-    """Read and validate a spec file. The file name as given is the ``source`` in messages."""
+    """Read and validate a spec file. The file name as given is the ``source`` in messages.
+    An input over :data:`MAX_SPEC_BYTES` (or an endless one such as ``/dev/zero``) is refused
+    without being read whole."""
     source = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SPEC_BYTES + 1)
-    except OSError as e:
-        raise SpecError(f"{source}: cannot read spec: {e.strerror or e}") from None
+    data = read_bounded(path, MAX_SPEC_BYTES, "a YAML spec", SpecError)
     return parse_spec(data, source=str(source))
+
+
+# --------------------------------------------------------------------------- shipped specs
+
+#: The package holding the example specs (``configs/`` in a source checkout).
+SPECS_PACKAGE = "llkgen.specs"
+#: The spec ``llkgen init`` copies: the one whose comments explain every key.
+STARTER = "easy"
+
+
+def shipped_specs() -> list[str]:
+    """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
+    return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
+                  if f.name.endswith(".yaml"))
+
+
+def _shipped(name: str) -> Any:
+    return resources.files(SPECS_PACKAGE).joinpath(f"{name}.yaml")
+
+
+def load_spec_ref(ref: str | os.PathLike) -> Spec:
+    """:func:`load_spec` for a file; for a bare name with no file of that name (no directory
+    part, no ``.yaml``), the shipped spec of that name, so ``llkgen make --config easy`` works
+    anywhere. Raises :class:`SpecError` naming both possibilities when neither exists."""
+    text = os.fspath(ref)
+    bare = text and os.sep not in text and "/" not in text and not text.endswith((".yaml", ".yml"))
+    if not bare or os.path.lexists(text):
+        return load_spec(text)
+    names = shipped_specs()
+    if text not in names:
+        raise SpecError(f"{text}: no such file, and no shipped spec of that name: expected a YAML "
+                        f"file or one of {', '.join(names)}")
+    resource = _shipped(text)
+    return parse_spec(resource.read_bytes(), source=str(resource))
+
+
+def starter_spec(name: str) -> str:
+    """The text of a new spec named ``name``: the shipped :data:`STARTER` spec, every key
+    commented, with its name, output path and title changed. Raises :class:`SpecError` for a
+    name a spec cannot have."""
+    if not _NAME_RE.fullmatch(name) or name in (".", "..") or len(name) > 100:
+        raise SpecError(f"NAME: expected a file-name-safe name of 1..100 characters from "
+                        f"A-Z a-z 0-9 _ . -, found {quote(name)}")
+    lines = _shipped(STARTER).read_text("utf-8").splitlines(keepends=True)
+    out = [f"# {name}.yaml: written by llkgen init from the shipped {STARTER} spec; edit it, then build it\n",
+           f"# with:  llkgen make --config {name}.yaml\n"]
+    for line in lines[1:]:
+        if line.startswith(f"name: {STARTER} "):
+            line = _with_value(line, STARTER, name)
+        elif line.lstrip().startswith(f"path: output/{STARTER}.json "):
+            line = _with_value(line, f"output/{STARTER}.json", f"output/{name}.json")
+        out.append(line)
+    text = "".join(out)
+    parse_spec(text, source=f"{name}.yaml")  # the starter is a valid spec, or this is a bug
+    return text
+
+
+def _with_value(line: str, old: str, new: str) -> str:
+    """``line`` with the value ``old`` replaced by ``new``, its comment kept in its column."""
+    code, comment = line.split(" #", 1)
+    code = code.rstrip().replace(old, new)
+    return f"{code.ljust(len(line.split(' #', 1)[0]))} #{comment}"

@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        pack_path = args.pack.resolve() if args.pack else make_pack(args.config.resolve(), args.count, tmp / "pack.json")
+        pack_path = (args.pack.resolve() if args.pack
+                     else make_pack(args.config.resolve(), args.count, tmp / "pack.json"))
         n = len(load_pack(pack_path).levels)
         if not 1 <= args.level <= n:
             sys.exit(f"--level {args.level}: the pack has levels 1..{n}")

@@ -22,10 +22,7 @@ import random
 
 from hypothesis import strategies as st
 
-try:  # tests/ on sys.path (pytest's default rootdir-relative import) ...
-    from oracle import GRAVITIES, oracle_gravity
-except ImportError:  # ... or tests imported as a package
-    from tests.oracle import GRAVITIES, oracle_gravity
+from oracle import GRAVITIES, oracle_gravity
 
 MAX_ROWS = 5
 MAX_COLS = 6
@@ -35,7 +32,7 @@ COPIES = (2, 4, 6)
 def _layout(rows: int, cols: int, order: list[int], walls: int, tiles: list[int]) -> list[list[int]]:
     """Place ``walls`` walls then ``tiles`` on the cells in ``order``; the rest stay empty."""
     flat = [0] * (rows * cols)
-    for i, cell in enumerate(order[:walls]):
+    for cell in order[:walls]:
         flat[cell] = -1
     for cell, value in zip(order[walls:], tiles):
         flat[cell] = value

@@ -36,11 +36,6 @@ from array import array
 
 import pytest
 
-try:
-    import oracle as O
-except ImportError:  # tests imported as a package
-    from tests import oracle as O
-
 import llkgen.verify.pairing as pairing_mod
 from llkgen.board import Board, Rules
 from llkgen.grid import PAD, Grid, from_padded, to_padded
@@ -49,6 +44,8 @@ from llkgen.verify import Budget, root_lock, verify
 from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.pairing import PairingSearch
+
+import oracle as O
 
 GRAVITIES = ("none", "down", "up", "left", "right")
 ENGINES = ("auto", "search", "baseline")

@@ -71,7 +71,8 @@ def test_every_status_and_its_exit_code(tmp_path):
 
 
 def test_exit_code_precedence(tmp_path):
-    ok, uns, unk = (write(tmp_path / n, lv) for n, lv in (("ok.json", GOOD), ("uns.json", UNSOLVABLE), ("unk.json", HARD)))
+    files = (("ok.json", GOOD), ("uns.json", UNSOLVABLE), ("unk.json", HARD))
+    ok, uns, unk = (write(tmp_path / n, lv) for n, lv in files)
     bad = write(tmp_path / "bad.json", '{"format": "llkgen.level/1", "rows": 3, "co')
     assert verify_paths([ok, unk]).exit_code == 4
     assert verify_paths([unk, uns, ok]).exit_code == 3

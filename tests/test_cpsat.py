@@ -29,12 +29,8 @@ from llkgen.verify import Budget
 from llkgen.verify.cpsat import (CpsatHandles, NODES_PER_DET_SECOND, budget_limits, build_model,
                                  pair_shapes, solve_cpsat, solve_model)
 
-try:
-    import oracle as O
-    from strategies import grid_text, seeded_cases
-except ImportError:  # tests imported as a package
-    from tests import oracle as O
-    from tests.strategies import grid_text, seeded_cases
+import oracle as O
+from strategies import grid_text, seeded_cases
 
 # Deterministic seconds per small board: far above what any of them needs (they take < 0.05).
 SMALL_LIMIT = Budget(nodes=5 * NODES_PER_DET_SECOND)

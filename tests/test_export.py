@@ -6,14 +6,11 @@ import json
 import os
 from pathlib import Path
 
-import jsonschema
 import pytest
-from referencing import Registry, Resource
 
-import llkgen.export as export
 from llkgen import __version__
 from llkgen.errors import GenerationError
-from llkgen.export import build_pack, load_schema, make_pack
+from llkgen.export import build_pack, make_pack
 from llkgen.level import dumps, load_pack, pack_to_json
 from llkgen.referee import replay
 from llkgen.spec import parse_spec
@@ -34,16 +31,6 @@ def spec(tmp_path: Path, extra: str = "", **over):
     return s.with_overrides(out=over.pop("out", tmp_path / "exp.json"), **over)
 
 
-def validator(name: str) -> jsonschema.protocols.Validator:
-    registry = Registry().with_resources(
-        (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in export.SCHEMAS
-    )
-    schema = load_schema(name)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema, registry=registry)
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pack")
@@ -51,23 +38,23 @@ def made(tmp_path_factory):
     return result, json.loads(result.path.read_text("utf-8"))
 
 
-def test_pack_matches_the_shipped_schema(made):
+def test_pack_matches_the_shipped_schema(made, schema_validator):
     _, obj = made
-    validator("pack").validate(obj)
+    schema_validator("pack").validate(obj)
     for level in obj["levels"]:
-        validator("level").validate(level)
+        schema_validator("level").validate(level)
 
 
-def test_schema_rejects_what_it_should():
+def test_schema_rejects_what_it_should(schema_validator):
     level = {"format": "llkgen.level/1", "rows": 1, "cols": 2, "grid": [[1, 1]],
              "certificate": {"verdict": "solvable", "method": "x", "stats": {"nodes": 1, "time_ms": 3}}}
-    v = validator("level")
+    v = schema_validator("level")
     assert not v.is_valid(level)  # timings are not allowed in a certificate
     level["certificate"]["stats"] = {"nodes": 1}
     assert v.is_valid(level)
     assert not v.is_valid(level | {"grid": [[1, -2]]})
     assert not v.is_valid(level | {"rules": {"gravity": "sideways"}})
-    assert not validator("pack").is_valid({"format": "llkgen.pack/1", "name": "p", "levels": [{"format": "x"}]})
+    assert not schema_validator("pack").is_valid({"format": "llkgen.pack/1", "name": "p", "levels": [{"format": "x"}]})
 
 
 def test_pack_contents(made):
@@ -110,11 +97,11 @@ def test_same_bytes_every_run(made, tmp_path):
     assert result.path.read_text("utf-8") == dumps(pack_to_json(build_pack(spec(tmp_path), result.levels)))
 
 
-def test_solutions_can_be_left_out(tmp_path):
+def test_solutions_can_be_left_out(tmp_path, schema_validator):
     result = make_pack(spec(tmp_path, "export: {solutions: false}", count=1), jobs=1)
     obj = json.loads(result.path.read_text("utf-8"))
     assert "solution" not in obj["levels"][0]
-    validator("pack").validate(obj)
+    schema_validator("pack").validate(obj)
 
 
 def test_failure_mid_run_keeps_the_previous_pack(tmp_path, monkeypatch):

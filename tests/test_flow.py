@@ -102,12 +102,8 @@ import json
 from llkgen.board import Board, Rules
 from llkgen.verify.flow import _Lines, _Pairing, _hall, bottleneck, explain_locked, pairing_check
 
-try:
-    from oracle import apply_move, brute_solve, iter_paths, oracle_pairs, parse, tile_cells
-    from strategies import grid_text, random_grid
-except ImportError:
-    from tests.oracle import apply_move, brute_solve, iter_paths, oracle_pairs, parse, tile_cells
-    from tests.strategies import grid_text, random_grid
+from oracle import apply_move, brute_solve, iter_paths, oracle_pairs, parse, tile_cells
+from strategies import grid_text, random_grid
 
 
 def _connected(grid, a, b, border, blocked) -> bool:

@@ -8,7 +8,9 @@ level seed) and for the give-up message.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
+import time
 
 import numpy as np
 import pytest
@@ -159,6 +161,26 @@ def test_same_levels_with_a_process_pool():
     assert generate_pack(spec, jobs=2) == generate_pack(spec, jobs=1)
 
 
+def _late_and_early_failures(spec, index):
+    """Level 2 (index 1) fails late, level 4 (index 3) at once: a pool sees level 4 first."""
+    if index == 1:
+        time.sleep(1.0)
+    if index in (1, 3):
+        raise GenerationError(f"level {index + 1} failed")
+    return generate_level(spec, index)
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="patches the workers by forking")
+def test_a_failing_pack_fails_on_the_same_level_at_any_jobs(monkeypatch):
+    import llkgen.generate as generate
+
+    monkeypatch.setattr(generate, "generate_level", _late_and_early_failures)
+    spec = make_spec(count="count: 5")
+    for jobs in (1, 3):
+        with pytest.raises(GenerationError, match="^level 2 failed$"):
+            generate_pack(spec, jobs=jobs)
+
+
 # -- shuffle ------------------------------------------------------------------------------------
 def test_deal_uses_the_layout_and_the_multiset():
     spec = make_spec(
@@ -171,7 +193,8 @@ def test_deal_uses_the_layout_and_the_multiset():
 
 
 def test_shuffle_levels_are_certified_and_within_targets():
-    spec = make_spec(difficulty="difficulty: {initial_moves: [4, null], random_clear_rate: [0.25, 1.0], playthroughs: 8}")
+    spec = make_spec(
+        difficulty="difficulty: {initial_moves: [4, null], random_clear_rate: [0.25, 1.0], playthroughs: 8}")
     for lv in generate_pack(spec, jobs=1):
         assert lv.certificate["verdict"] == "solvable"
         assert "time_ms" not in lv.certificate["stats"]

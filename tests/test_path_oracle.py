@@ -21,12 +21,8 @@ from llkgen.gravity import apply_gravity
 from llkgen.path import find_path, removable_pairs
 from llkgen.referee import replay
 
-try:
-    import oracle as O
-    from strategies import GRAVITIES, cases, grid_text, grids
-except ImportError:  # tests imported as a package
-    from tests import oracle as O
-    from tests.strategies import GRAVITIES, cases, grid_text, grids
+import oracle as O
+from strategies import GRAVITIES, cases, grid_text, grids
 
 
 def examples(n: int) -> settings:

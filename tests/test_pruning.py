@@ -15,16 +15,9 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from oracle import brute_solution, brute_solve, oracle_gravity
-    from strategies import random_grid
-except ImportError:
-    from tests.oracle import brute_solution, brute_solve, oracle_gravity
-    from tests.strategies import random_grid
-
 from llkgen.board import Board, Rules
-from llkgen.level import load_level
 from llkgen.grid import PAD, Grid, to_padded
+from llkgen.level import load_level
 from llkgen.path import removable_pairs
 from llkgen.referee import play, replay
 from llkgen.verify import Budget, root_lock, verify
@@ -32,6 +25,9 @@ from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles, root_partners
 from llkgen.verify.movesearch import MoveSearch
 from llkgen.verify.pairing import PairingSearch
+
+from oracle import brute_solution, brute_solve, oracle_gravity
+from strategies import random_grid
 
 DATA = Path(__file__).parent / "data"
 

@@ -17,14 +17,10 @@ import pytest
 from llkgen.board import WALL, Board, Rules
 from llkgen.level import Level, Pack, load_levels, load_pack, pack_to_json
 from llkgen.referee import replay
-from llkgen.render import build_viewer_html, render_level_svg, write_svgs, write_viewer
-from llkgen.render import palette
-from llkgen.render.svg import svg_filenames
+from llkgen.render import build_viewer_html, palette, render_level_svg, write_svgs, write_viewer
+from llkgen.render.svg import MAX_FRAME_CELLS, MAX_STEM, svg_filenames
 
-try:
-    from conftest_browser import make_demo_pack
-except ImportError:  # tests/ made a package
-    from tests.conftest_browser import make_demo_pack
+from demo_pack import make_demo_pack
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -167,12 +163,56 @@ def test_write_svgs_names_are_deterministic_and_unique(pack: Pack, demo_pack: Pa
     paths = write_svgs(levels, tmp_path / "svg")
     assert [p.name for p in paths] == [f"{lv.id}.svg" for _, lv in levels]
     assert all(p.read_text(encoding="utf-8") == render_level_svg(lv) for p, (_, lv) in zip(paths, levels))
-    sol = write_svgs(levels, tmp_path / "svg", solution=True)
-    assert [p.name for p in sol] == [f"{lv.id}.solution.svg" for _, lv in levels]
+    both = write_svgs(levels, tmp_path / "svg", solution=True)
+    assert [p.name for p in both] == [f"{lv.id}{s}" for _, lv in levels for s in (".svg", ".solution.svg")]
     lv = levels[0][1]
     odd = [("x.json#0", replace(lv, id="a/b c")), ("x.json#1", replace(lv, id="a/b c")),
            ("x.json#2", replace(lv, id=None)), ("dir/one.json", replace(lv, id=None))]
-    assert svg_filenames(odd) == ["a-b-c.svg", "a-b-c-2.svg", "level-003.svg", "one.svg"]
+    assert svg_filenames(odd) == ["a-b-c", "a-b-c-2", "level-003", "one"]
+
+
+def test_ids_that_name_each_others_previews_get_distinct_files(pack: Pack, tmp_path: Path) -> None:
+    lv = pack.levels[0]
+    levels = [("p#0", replace(lv, id="a")), ("p#1", replace(lv, id="a.solution")),
+              ("p#2", replace(lv, id="A.SOLUTION")), ("p#3", replace(lv, id="a-2"))]
+    paths = write_svgs(levels, tmp_path, solution=True)
+    assert len({p.name.lower() for p in paths}) == len(paths) == 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
+    for (_, level), plain, steps in zip(levels, paths[::2], paths[1::2]):
+        assert plain.read_text("utf-8") == render_level_svg(level)
+        assert steps.read_text("utf-8") == render_level_svg(level, solution=True)
+
+
+@pytest.mark.parametrize("length", [237, 238, 300, 10_000])
+def test_long_ids_get_short_distinct_file_names(pack: Pack, tmp_path: Path, length: int) -> None:
+    lv = pack.levels[0]
+    ids = ["x" * length, "x" * (length - 1) + "y"]
+    paths = write_svgs([(f"p#{i}", replace(lv, id=i_)) for i, i_ in enumerate(ids)], tmp_path, solution=True)
+    assert len({p.name for p in paths}) == 4
+    assert all(len(p.name.encode()) <= MAX_STEM + len(".solution.svg") for p in paths)
+    assert all(p.is_file() for p in paths)
+
+
+def test_a_huge_solution_is_capped_and_the_rest_listed(tmp_path: Path) -> None:
+    # 64 x 64 with 2,048 moves: drawing every step would write over a gigabyte.
+    n = 64
+    board = Board.from_grid([[r * 32 + c // 2 + 1 for c in range(n)] for r in range(n)])
+    solution = [[[r, 2 * j], [r, 2 * j + 1]] for r in range(n) for j in range(n // 2)]
+    level = Level(board, Rules(), "huge", {"solution": solution})
+    svg = render_level_svg(level, solution=True)
+    assert len(svg.encode()) < 8_000_000
+    root = parse(svg)
+    drawn = len(by_class(root, "step"))
+    assert drawn * n * n <= MAX_FRAME_CELLS and drawn >= 1
+    title = by_class(root, "strip-title")[0].text
+    assert title.endswith(f"steps {drawn + 1}\u2013{len(solution)} listed, not drawn")
+    listed = [e.text for e in by_class(root, "step-list")[0]]
+    assert len(listed) == len(solution) - drawn
+    assert listed[0] == f"{drawn + 1}. type {drawn + 1}: (0,{2 * drawn})\u2013(0,{2 * drawn + 1})"
+    assert listed[-1] == "2048. type 2048: (63,62)\u2013(63,63)"
+    assert by_class(root, "step-end")[0][0].text == "cleared"
+    # Every tile still carries the number of the step that removes it.
+    assert len(by_class(root, "badge")) == n * n
 
 
 def test_palette_is_distinct_and_readable() -> None:

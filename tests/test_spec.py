@@ -3,6 +3,7 @@ input yields either a Spec or a SpecError naming the source."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -14,7 +15,16 @@ from hypothesis import strategies as st
 
 from llkgen.board import Rules
 from llkgen.errors import LlkgenError, SpecError
-from llkgen.spec import MetricRange, Spec, load_spec, parse_spec, spec_from_dict
+from llkgen.spec import (
+    MetricRange,
+    Spec,
+    load_spec,
+    load_spec_ref,
+    parse_spec,
+    shipped_specs,
+    spec_from_dict,
+    starter_spec,
+)
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 SHIPPED = ["easy", "medium", "hard", "gravity", "shapes"]
@@ -319,9 +329,9 @@ def test_bytes_and_files(tmp_path):
     assert err(b"name: \xff\n") == "t.yaml: expected UTF-8 text, found byte 0xff at offset 6"
     assert parse_spec(b"\xef\xbb\xbf" + MINIMAL.encode()) == parse_spec(MINIMAL)
     missing = tmp_path / "nope.yaml"
-    with pytest.raises(SpecError, match=re.escape(str(missing)) + ": cannot read spec"):
+    with pytest.raises(SpecError, match=re.escape(f"{missing}: no such file")):
         load_spec(missing)
-    with pytest.raises(SpecError, match="cannot read spec"):
+    with pytest.raises(SpecError, match=re.escape(f"{tmp_path}: is a directory, expected a YAML spec")):
         load_spec(tmp_path)
 
 
@@ -643,3 +653,30 @@ def test_valid_specs_are_accepted_and_round_trip(case):
     assert len(spec.tile_multiset()) == len(spec.layout_cells()[0]) == n_tiles
     assert spec_from_dict(spec.to_dict()) == spec
     assert spec_from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+
+
+# --------------------------------------------------------------------------- shipped specs by name
+
+
+def test_the_shipped_specs_are_the_files_in_configs():
+    assert shipped_specs() == sorted(p.stem for p in CONFIGS.glob("*.yaml"))
+    assert set(SHIPPED) <= set(shipped_specs())
+    for name in shipped_specs():
+        assert load_spec_ref(name) == load_spec(CONFIGS / f"{name}.yaml")
+
+
+def test_a_file_wins_over_a_shipped_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "easy").write_text(MINIMAL)
+    assert load_spec_ref("easy").name == "t"
+    with pytest.raises(SpecError, match=r"^easy\.yaml: no such file$"):
+        load_spec_ref("easy.yaml")  # a file name is never a shipped name
+
+
+def test_starter_spec_is_the_easy_spec_renamed():
+    text = starter_spec("castle")
+    spec = parse_spec(text)
+    assert spec == dataclasses.replace(load_spec(CONFIGS / "easy.yaml"), name="castle",
+                                       export=dataclasses.replace(spec.export, path="output/castle.json"))
+    with pytest.raises(SpecError, match="expected a file-name-safe name"):
+        starter_spec("../x")

@@ -26,15 +26,11 @@ from hypothesis import HealthCheck, given, settings
 from llkgen.board import Board, Rules
 from llkgen.referee import replay
 
-try:
-    import oracle as O
-    from strategies import cases, grid_text, seeded_cases
-except ImportError:  # tests imported as a package
-    from tests import oracle as O
-    from tests.strategies import cases, grid_text, seeded_cases
-
 import llkgen.verify as verify_mod
 from llkgen.verify import Budget, verify
+
+import oracle as O
+from strategies import cases, grid_text, seeded_cases
 
 GENEROUS = 200_000  # nodes; far above what any board here needs
 MAX_UNKNOWN_RATE = 0.01

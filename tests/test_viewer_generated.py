@@ -30,18 +30,12 @@ from llkgen.path import find_path, removable_pairs
 from llkgen.referee import replay
 from llkgen.render import palette
 
-try:
-    from test_viewer_browser import CHROMIUM, CHROMIUM_ARGS, Viewer, png_pixels
-except ImportError:  # tests/ made a package
-    from tests.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS, Viewer, png_pixels
+from browser import BROWSER, Viewer, png_pixels
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium not installed at {CHROMIUM}"),
-]
+pytestmark = BROWSER
 
 # pack name -> (spec, extra `make` arguments). Small counts keep the run short: each gravity
 # level is a full 8 x 12 board (48 moves), each shapes level 28 moves, each demo level 20.
@@ -85,7 +79,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("generated")
     made = run_all([["make", "--config", str(ROOT / spec), "--out", f"{name}.json", "--jobs", "1", *extra]
                     for name, (spec, extra) in PACKS.items()], tmp)
-    for (name, (_, extra)), proc in zip(PACKS.items(), made):
+    for name, proc in zip(PACKS, made):
         n = len(load_pack(tmp / f"{name}.json").levels)
         assert f"wrote {n} certified level" in proc.stdout, proc.stdout
     viewed = run_all([["view", f"{name}.json", "--out", f"{name}.html"] for name in PACKS], tmp)
@@ -97,17 +91,6 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def packs(work: Path) -> dict[str, Pack]:
     return {name: load_pack(work / f"{name}.json") for name in PACKS}
-
-
-@pytest.fixture(scope="module")
-def browser_context(tmp_path_factory: pytest.TempPathFactory):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS, headless=True, viewport={"width": 1200, "height": 900})
-        yield ctx
-        ctx.close()
 
 
 @pytest.fixture

@@ -610,6 +610,7 @@
       cells.forEach(function (t, k) {
         var td = document.createElement("td");
         td.textContent = t;
+        if (k === 1) td.title = t;
         if (k === 3) td.title = "gravity " + rules.gravity + ", border " + (rules.border ? "on" : "off");
         tr.appendChild(td);
       });

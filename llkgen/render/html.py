@@ -11,14 +11,15 @@ proves it agrees with :func:`llkgen.referee.replay` by comparing boards after ev
 
 from __future__ import annotations
 
-import json
 import os
 from html import escape
 from importlib import resources
 from pathlib import Path
 
+from llkgen.files import write_text_atomic
 from llkgen.level import Pack, pack_from_json, pack_to_json
 from llkgen.render.palette import palette_json
+from llkgen.text import json_dumps, xml_text
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -30,7 +31,7 @@ def _asset(name: str) -> str:
 def _script_json(obj: object) -> str:
     """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` are escaped, so no string in the
     pack can close the element or open a comment."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    text = json_dumps(obj, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -59,9 +60,9 @@ def build_viewer_html(pack: Pack | dict) -> str:
         sub += f" \u00b7 seed {data['seed']}"
     return _TEMPLATE.format(
         csp=CSP,  # a constant with no markup characters
-        title=escape(f"{name} \u2013 llkgen viewer"),
-        name=escape(str(name)),
-        sub=escape(sub),
+        title=escape(xml_text(f"{name} \u2013 llkgen viewer")),
+        name=escape(xml_text(str(name))),
+        sub=escape(xml_text(sub)),
         css=_asset("viewer.css"),
         data=_script_json(payload),
         js=_asset("viewer.js"),
@@ -70,8 +71,6 @@ def build_viewer_html(pack: Pack | dict) -> str:
 
 def write_viewer(pack: Pack | dict, out_path: str | os.PathLike) -> Path:
     """Write :func:`build_viewer_html` to ``out_path`` atomically; returns the path."""
-    from llkgen.level import write_text_atomic
-
     return write_text_atomic(out_path, build_viewer_html(pack))
 
 
@@ -91,7 +90,10 @@ _TEMPLATE = """<!DOCTYPE html>
 <main>
 <aside id="levels" aria-label="Levels">
 <table id="level-list">
-<thead><tr><th>#</th><th>id</th><th>size</th><th title="gravity; \u25a1 = no border ring">rules</th><th>tiles</th><th title="legal moves at the start">moves</th><th title="share of random playthroughs that clear the board">random clear</th><th title="search nodes the verifier needed">verify nodes</th></tr></thead>
+<thead><tr><th>#</th><th>id</th><th>size</th><th title="gravity; \u25a1 = no border ring">rules</th><th>tiles</th>
+<th title="legal moves at the start">moves</th>
+<th title="share of random playthroughs that clear the board">random clear</th>
+<th title="search nodes the verifier needed">verify nodes</th></tr></thead>
 <tbody></tbody>
 </table>
 </aside>
@@ -106,11 +108,13 @@ _TEMPLATE = """<!DOCTYPE html>
 <button type="button" id="btn-hint" title="Show a next move (H)">Hint</button>
 <button type="button" id="btn-play">Play solution</button>
 </div>
-<div id="status" data-state="playing"><span id="status-counts"></span><span id="status-banner"></span><span id="sol-indicator"></span></div>
+<div id="status" data-state="playing"><span id="status-counts"></span><span id="status-banner"></span>
+<span id="sol-indicator"></span></div>
 <p id="message" role="status"></p>
 <div id="board-wrap"><div id="board" data-busy="0"></div><svg id="overlay" aria-hidden="true"></svg></div>
 <p class="legend">Click two tiles of the same type joined by a line with at most two turns through empty cells.<br>
-<span class="k-empty"></span>empty<span class="k-wall"></span>wall<span class="k-ring"></span>outside ring (paths may use it when the border rule is on)</p>
+<span class="k-empty"></span>empty<span class="k-wall"></span>wall<span class="k-ring"></span>outside ring
+(paths may use it when the border rule is on)</p>
 </section>
 </main>
 <script type="application/json" id="llk-data">{data}</script>

@@ -12,6 +12,7 @@ instead of a plausible-looking picture.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from html import escape
@@ -19,10 +20,12 @@ from pathlib import Path
 from typing import Sequence
 
 from llkgen.board import WALL, Board, Cell, Rules
+from llkgen.files import prepare_dir, write_text_atomic
 from llkgen.gravity import compact, flat_lines
 from llkgen.level import Level
 from llkgen.referee import replay
 from llkgen.render import palette as pal
+from llkgen.text import xml_text
 
 CELL = 40  # main board cell size in px; even, so cell centres are integers
 MARGIN = 16
@@ -33,7 +36,9 @@ GRAVITY_ARROWS = {"none": "", "down": " \u2193", "up": " \u2191", "left": " \u21
 
 # -- small helpers --------------------------------------------------------------------------------
 def _t(s: object) -> str:
-    return escape(str(s), quote=True)
+    """Text or attribute content: markup escaped, and characters XML cannot carry (e.g. a
+    control character or a lone surrogate in a level id) shown as escapes."""
+    return escape(xml_text(str(s)), quote=True)
 
 
 def _text_width(s: str, size: int) -> int:
@@ -335,61 +340,121 @@ def render_level_svg(level: Level, *, solution: bool = False) -> str:
 
 def _draw_strip(cv: _Canvas, level: Level, walk: _Walk, y: int, width: int) -> tuple[int, int]:
     """Numbered frames, one per solution step, then the final board; returns the y below the
-    strip and the width it needs."""
+    strip and the width it needs.
+
+    Every frame redraws the whole board, so the frames drawn are capped at
+    :data:`MAX_FRAME_CELLS` board cells in all: a 64 x 64 level has 2,048 steps, and drawing
+    each would take over a gigabyte. Steps past the cap are listed as text (the badges on the
+    main board number every step too), and the strip title says so."""
     board, rules = level.board, level.rules
     cell = _frame_cell(board)
     ring = 1 if rules.border else 0
     fw, fh = (board.cols + 2 * ring) * cell, (board.rows + 2 * ring) * cell
-    cap = 30  # two caption lines
-    gap = 16
     frame_w = max(fw, 96)
-    per_row = max(1, (max(width, 720) - 2 * MARGIN + gap) // (frame_w + gap))
-    title = f"Solution: {len(walk.steps)} steps \u00b7 each frame is the board before the removal, with the referee's path"
+    per_row = max(1, (max(width, 720) - 2 * MARGIN + _GAP) // (frame_w + _GAP))
+    n = len(walk.steps)
+    drawn = min(n, max(1, MAX_FRAME_CELLS // (board.rows * board.cols) - 1))  # one for the end
+    title = f"Solution: {n} steps \u00b7 each frame is the board before the removal, with the referee's path"
     if rules.gravity != "none":
         title += f" \u00b7 tiles then slide {rules.gravity}{GRAVITY_ARROWS[rules.gravity]}"
+    if drawn < n:
+        title += f" \u00b7 steps {drawn + 1}\u2013{n} listed, not drawn"
     cv.text(MARGIN, y + 12, title, size=12, weight="700", cls="strip-title")
     need = MARGIN * 2 + _text_width(title, 12)
     y += 24
-    frames: list[tuple[str, str, Board, _Step | None, str]] = []
-    for n, st in enumerate(walk.steps, start=1):
-        frames.append((f"{n}. type {st.kind}", f"({st.a[0]},{st.a[1]})\u2013({st.b[0]},{st.b[1]})",
-                       st.before, st, pal.INK))
+    frames: list[_Frame] = [
+        (f"{k}. type {st.kind}", _move_text(st), st.before, st, pal.INK)
+        for k, st in enumerate(walk.steps[:drawn], start=1)
+    ]
     if walk.error:
-        frames.append(("refused", walk.error, walk.final, None, "#C00000"))
+        end: _Frame = ("refused", walk.error, walk.final, None, "#C00000")
     elif walk.final.is_cleared():
-        frames.append(("cleared", f"after {len(walk.steps)} steps", walk.final, None, "#006B3C"))
+        end = ("cleared", f"after {n} steps", walk.final, None, "#006B3C")
     else:
-        frames.append(("not cleared", f"{walk.final.tile_count} tiles left", walk.final, None, "#C00000"))
-    row_h = cap + fh + gap
+        end = ("not cleared", f"{walk.final.tile_count} tiles left", walk.final, None, "#C00000")
+    if drawn == n:
+        frames.append(end)
+    y, need = _draw_frames(cv, rules, frames, cell, frame_w, fh, per_row, y, need)
+    if drawn < n:
+        y = _list_steps(cv, walk.steps, drawn, max(width, 720), y)
+        y, need = _draw_frames(cv, rules, [end], cell, frame_w, fh, per_row, y, need)
+    return y, need
+
+
+#: Board cells drawn in a solution strip at most (about 150 bytes each): keeps the SVG of any
+#: level within a few megabytes. Every shipped spec's levels fit whole (10 x 16: 81 frames).
+MAX_FRAME_CELLS = 20_000
+_GAP = 16  # between frames
+_CAPTION = 30  # two caption lines above each frame
+_LIST_LINE = 14  # line height of the listed steps
+
+_Frame = tuple[str, str, Board, "_Step | None", str]  # head, sub, board, step, caption colour
+
+
+def _move_text(st: _Step) -> str:
+    return f"({st.a[0]},{st.a[1]})\u2013({st.b[0]},{st.b[1]})"
+
+
+def _draw_frames(cv: _Canvas, rules: Rules, frames: list[_Frame], cell: int, frame_w: int,
+                 fh: int, per_row: int, y: int, need: int) -> tuple[int, int]:
+    row_h = _CAPTION + fh + _GAP
     for i, (head, sub, fb, st, colour) in enumerate(frames):
         col, row = i % per_row, i // per_row
-        fx = MARGIN + col * (frame_w + gap)
+        fx = MARGIN + col * (frame_w + _GAP)
         fy = y + row * row_h
-        cv.add(f'<g class="step" data-step="{i + 1}">' if st else '<g class="step-end">')
+        cv.add(f'<g class="step" data-step="{head.split(".")[0]}">' if st else '<g class="step-end">')
         cv.text(fx, fy + 11, head, size=11, weight="700", fill=colour)
         cv.text(fx, fy + 24, sub, size=10, fill=pal.MUTED if st else colour)
-        _draw_board(cv, fb, rules, fx, fy + cap, cell, axis=False, labels=cell >= 14,
+        _draw_board(cv, fb, rules, fx, fy + _CAPTION, cell, axis=False, labels=cell >= 14,
                     tile_class="mini", highlight=(st.a, st.b) if st else (),
                     path=st.path if st else None)
         cv.add("</g>")
         need = max(need, fx + max(frame_w, _text_width(sub, 10)) + MARGIN)
-    rows_used = (len(frames) + per_row - 1) // per_row
-    return y + rows_used * row_h, need
+    return y + (len(frames) + per_row - 1) // per_row * row_h, need
+
+
+def _list_steps(cv: _Canvas, steps: list[_Step], start: int, width: int, y: int) -> int:
+    """Steps ``start + 1 ...`` as text in columns, read down each column; returns the y below."""
+    lines = [f"{start + i + 1}. type {st.kind}: {_move_text(st)}" for i, st in enumerate(steps[start:])]
+    column_w = max(_text_width(s, 10) for s in lines) + _GAP
+    columns = max(1, (width - 2 * MARGIN) // column_w)
+    per_column = (len(lines) + columns - 1) // columns
+    cv.add('<g class="step-list">')
+    for i, line in enumerate(lines):
+        col, row = divmod(i, per_column)
+        cv.text(MARGIN + col * column_w, y + 12 + row * _LIST_LINE, line, size=10, fill=pal.INK)
+    cv.add("</g>")
+    return y + per_column * _LIST_LINE + _GAP
 
 
 # -- files ----------------------------------------------------------------------------------------
 def slug(text: str) -> str:
-    """A filename-safe version of ``text``: letters, digits, ``.``, ``_`` and ``-`` only."""
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return s or "level"
+    """A filename-safe version of ``text``: letters, digits, ``.``, ``_`` and ``-`` only, at
+    most :data:`MAX_STEM` characters. A longer one is cut and given a hash of the whole text, so
+    different long ids still get different names."""
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "level"
+    if len(s) > MAX_STEM:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+        s = s[: MAX_STEM - 11].rstrip("-.") + "-" + digest
+    return s
 
 
-def svg_filenames(levels: list[tuple[str, Level]], *, solution: bool = False) -> list[str]:
-    """Deterministic, unique file names: the level id (else the label's ``#`` suffix or
-    file stem, else ``level-<n>``), made filename-safe; duplicates get ``-2``, ``-3``...;
-    solution previews end in ``.solution.svg``."""
-    names: list[str] = []
-    seen: set[str] = set()
+#: Longest file-name stem: leaves room for a ``-N`` suffix and ``.solution.svg`` well within
+#: the 255 bytes every common file system allows.
+MAX_STEM = 100
+PLAIN_SUFFIX, SOLUTION_SUFFIX = ".svg", ".solution.svg"
+
+
+def svg_filenames(levels: list[tuple[str, Level]]) -> list[str]:
+    """Deterministic file-name stems, one per level: the level id (else the label's ``#``
+    suffix or file stem, else ``level-<n>``), made filename-safe by :func:`slug`.
+
+    A level writes ``stem + ".svg"`` and, with a solution, ``stem + ".solution.svg"``. Each
+    stem claims both names, and a clash with any name already claimed (ignoring case, for
+    case-insensitive file systems) gets ``-2``, ``-3``...: so the ids ``a`` and ``a.solution``
+    can never write the same file, with or without solutions."""
+    stems: list[str] = []
+    claimed: set[str] = set()
     for i, (label, level) in enumerate(levels):
         if level.id:
             base = level.id
@@ -399,23 +464,24 @@ def svg_filenames(levels: list[tuple[str, Level]], *, solution: bool = False) ->
         else:
             base = Path(label).stem if label else f"level-{i + 1:03d}"
         base = slug(base)
-        name, k = base, 2
-        while name.lower() in seen:
-            name, k = f"{base}-{k}", k + 1
-        seen.add(name.lower())
-        names.append(name + (".solution.svg" if solution else ".svg"))
-    return names
+        stem, k = base, 2
+        while {(stem + s).lower() for s in (PLAIN_SUFFIX, SOLUTION_SUFFIX)} & claimed:
+            stem, k = f"{base}-{k}", k + 1
+        claimed |= {(stem + s).lower() for s in (PLAIN_SUFFIX, SOLUTION_SUFFIX)}
+        stems.append(stem)
+    return stems
 
 
 def write_svgs(levels: list[tuple[str, Level]], out_dir: str | Path, *,
                solution: bool = False) -> list[Path]:
-    """Write one SVG per level into ``out_dir`` (created if needed), named by
-    :func:`svg_filenames`; returns the paths in input order."""
-    from llkgen.level import write_text_atomic
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    """Write one SVG preview per level into ``out_dir`` (created if needed), and with
+    ``solution=True`` also its step-by-step solution preview, named by :func:`svg_filenames`.
+    Returns the paths written: no two are the same file."""
+    out = prepare_dir(out_dir)
     paths = []
-    for name, (_, level) in zip(svg_filenames(levels, solution=solution), levels):
-        paths.append(write_text_atomic(out / name, render_level_svg(level, solution=solution)))
+    for stem, (_, level) in zip(svg_filenames(levels), levels):
+        paths.append(write_text_atomic(out / (stem + PLAIN_SUFFIX), render_level_svg(level)))
+        if solution:
+            paths.append(write_text_atomic(out / (stem + SOLUTION_SUFFIX),
+                                           render_level_svg(level, solution=True)))
     return paths

@@ -13,10 +13,7 @@ from statistics import mean
 import pytest
 
 from llkgen.generate import generate_pack
-from llkgen.spec import load_spec
-from test_export import validator
-
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+from llkgen.spec import load_spec_ref
 
 SPEC = """\
 name: tiny            # a small spec so the command runs in a blink
@@ -53,47 +50,83 @@ def runs(work):
     commands = {
         "jobs1": ("make", "--config", "tiny.yaml", "--jobs", "1"),
         "jobs2": ("make", "--config", "tiny.yaml", "--jobs", "2", "--out", "j2.json"),
-        "override": ("make", "--config", "tiny.yaml", "--count", "2", "--seed", "99", "--out", "sub/o.json", "--jobs", "1"),
+        "override": ("make", "--config", "tiny.yaml", "--count", "2", "--seed", "99", "--out", "sub/o.json",
+                     "--jobs", "1"),
         "typo": ("make", "--config", "typo.yaml"),
         "missing": ("make", "--config", "nope.yaml"),
         "count0": ("make", "--config", "tiny.yaml", "--count", "0"),
+        "jobs0": ("make", "--config", "tiny.yaml", "--jobs", "0"),
         "noconfig": ("make",),
+        "json": ("make", "--config", "tiny.yaml", "--json", "--jobs", "2", "--out", "json.json"),
+        "quiet": ("make", "--config", "tiny.yaml", "-q", "--jobs", "2", "--out", "quiet.json"),
+        "shipped": ("make", "--config", "easy", "--count", "2", "--out", "easy2.json", "-q"),
+        "unknown-name": ("make", "--config", "eazy"),
     }
     with ThreadPoolExecutor(4) as pool:
         futures = {k: pool.submit(llkgen, *args, cwd=work) for k, args in commands.items()}
         return {k: f.result() for k, f in futures.items()}
 
 
-def test_same_bytes_at_any_jobs(work, runs):
+def test_same_bytes_at_any_jobs(work, runs, schema_validator):
     for k in ("jobs1", "jobs2"):
         assert runs[k].returncode == 0, runs[k].stderr
     data = (work / "out" / "tiny.json").read_bytes()  # the spec's export.path
     assert data == (work / "j2.json").read_bytes()
     assert json.loads(data)["name"] == "tiny"
-    validator("pack").validate(json.loads(data))
+    schema_validator("pack").validate(json.loads(data))
 
 
-def test_output_lines_and_no_progress_bar_off_a_terminal(runs):
+def test_output_lines_and_plain_progress_off_a_terminal(runs):
     r = runs["jobs2"]
     lines = r.stdout.splitlines()
     assert len(lines) == 5
     assert lines[0].startswith("level   1  initial_moves")
     assert lines[-1].startswith("wrote 4 certified levels to j2.json (pack seed 3, shuffle,")
-    assert r.stderr == ""
+    # A CI log or a pipe sees each level arrive, not a progress bar's escape codes.
+    assert r.stderr.splitlines() == [f"making tiny: {k}/4 levels" for k in range(1, 5)]
 
 
-def test_overrides(work, runs):
+def test_json_summary_describes_the_pack_written(work, runs):
+    r = runs["json"]
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    pack = json.loads((work / "json.json").read_text("utf-8"))
+    assert (work / "json.json").read_bytes() == (work / "j2.json").read_bytes()
+    assert summary["format"] == "llkgen.make-report/1"
+    assert (summary["path"], summary["name"], summary["seed"], summary["jobs"]) == ("json.json", "tiny", 3, 2)
+    assert [(lv["id"], lv["seed"], lv["metrics"]) for lv in summary["levels"]] == [
+        (lv["id"], lv["seed"], lv["metrics"]) for lv in pack["levels"]]
+    assert all(lv["attempts"] >= 1 for lv in summary["levels"])
+
+
+def test_quiet_prints_nothing_and_still_writes_the_pack(work, runs):
+    r = runs["quiet"]
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert (work / "quiet.json").read_bytes() == (work / "j2.json").read_bytes()
+
+
+def test_a_shipped_spec_is_found_by_name(work, runs):
+    r = runs["shipped"]
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    pack = json.loads((work / "easy2.json").read_text("utf-8"))
+    assert pack["name"] == "easy" and [lv["id"] for lv in pack["levels"]] == ["easy-1", "easy-2"]
+    r = runs["unknown-name"]
+    assert r.returncode == 1
+    assert r.stderr == ("Error: eazy: no such file, and no shipped spec of that name: expected a YAML file "
+                        "or one of easy, gravity, hard, medium, shapes, viewer-demo\n")
+
+
+def test_overrides(work, runs, schema_validator):
     assert runs["override"].returncode == 0, runs["override"].stderr
     obj = json.loads((work / "sub" / "o.json").read_text("utf-8"))
     assert obj["seed"] == 99 and len(obj["levels"]) == 2
-    validator("pack").validate(obj)
+    schema_validator("pack").validate(obj)
 
 
 def test_bad_input_is_one_error_line(runs):
     expected = {
         "typo": 'Error: typo.yaml:4: unknown key "colls" at board.colls: did you mean "cols"?',
-        "missing": "Error: nope.yaml: cannot read spec",
-        "count0": "Error: --count: expected an integer in 1..10000, found 0",
+        "missing": "Error: nope.yaml: no such file",
     }
     for key, start in expected.items():
         r = runs[key]
@@ -101,6 +134,14 @@ def test_bad_input_is_one_error_line(runs):
         assert r.stderr.startswith(start), (key, r.stderr)
         assert "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1
     assert runs["noconfig"].returncode == 2 and "--config" in runs["noconfig"].stderr
+
+
+def test_count_0_and_jobs_0_are_the_same_kind_of_error(runs):
+    for key, option in (("count0", "--count"), ("jobs0", "--jobs")):
+        r = runs[key]
+        assert r.returncode == 2 and r.stdout == "", (key, r.stderr)
+        assert f"Invalid value for '{option}'" in " ".join(r.stderr.split()), (key, r.stderr)
+        assert "Traceback" not in r.stderr
 
 
 def test_giving_up_explains_and_keeps_the_previous_pack(work, runs):
@@ -123,8 +164,8 @@ def test_made_pack_passes_verify(work, runs):
 def test_easy_spec_yields_easier_levels_than_hard_spec():
     # The shipped specs with small counts. The hard seed is fixed to one whose first levels
     # need little verifier effort, only to keep this test fast.
-    easy = generate_pack(load_spec(CONFIGS / "easy.yaml").with_overrides(count=3), jobs=1)
-    hard = generate_pack(load_spec(CONFIGS / "hard.yaml").with_overrides(count=2, seed=5), jobs=1)
+    easy = generate_pack(load_spec_ref("easy").with_overrides(count=3), jobs=1)
+    hard = generate_pack(load_spec_ref("hard").with_overrides(count=2, seed=5), jobs=1)
 
     def avg(levels, metric, per_pair=False):
         return mean(lv.metrics[metric] / (lv.board.tile_count / 2 if per_pair else 1) for lv in levels)

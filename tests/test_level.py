@@ -165,7 +165,8 @@ def test_load_levels_accepts_level_and_pack(tmp_path):
 
 
 def test_levels_from_json_without_format():
-    with pytest.raises(LevelFormatError, match=r"^src: missing field 'format': expected 'llkgen.level/1' or 'llkgen.pack/1'$"):
+    expected = r"^src: missing field 'format': expected 'llkgen.level/1' or 'llkgen.pack/1'$"
+    with pytest.raises(LevelFormatError, match=expected):
         levels_from_json({"rows": 1}, "src")
 
 
@@ -187,7 +188,8 @@ LEVEL_ERRORS = [
     ("ragged", _mut(grid=[[1, 2, 0, 2], [-1, 0, 0], [3, 0, 0, 3]], ),
      "level.grid row 1: ragged rows: expected 4 cells like row 0, found 3"),
     ("odd-count", _mut(grid=[[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 4]]),
-     "level.grid: every tile type must occur an even number of times, but type 3 occurs 1 times, type 4 occurs 1 times"),
+     "level.grid: every tile type must occur an even number of times, "
+     "but type 3 occurs 1 times, type 4 occurs 1 times"),
     ("below-minus-one", _mut(grid=[[1, 2, 0, 2], [-2, 0, 0, 1], [3, 0, 0, 3]]),
      "level.grid row 1 col 0: expected -1 (wall), 0 (empty) or a tile type >= 1, found -2"),
     ("float-cell", _mut(grid=[[1, 2, 0, 2], [-1, 0.5, 0, 1], [3, 0, 0, 3]]),
@@ -221,7 +223,7 @@ LEVEL_ERRORS = [
      "level.format: expected 'llkgen.level/1', found string 'llkgen.level/2'"),
     ("pack-format-as-level", _mut(format="llkgen.pack/1"),
      "level.format: expected 'llkgen.level/1', found string 'llkgen.pack/1': "
-     "this is a pack of ? levels (`llkgen verify` checks whole packs)"),
+     "this is a pack of ? levels (name one as FILE#ID; `llkgen verify` checks whole packs)"),
     ("id-not-string", _mut(id=5), "level.id: expected a string, found number 5"),
     ("grid-not-list", _mut(grid="1 2"), "level.grid: expected a list of rows, found string '1 2'"),
     ("not-an-object", [LEVEL], "level: expected a level object, found a list of 1"),
@@ -258,7 +260,8 @@ PACK_ERRORS = [
     ("wrong-format", _pmut(format="llkgen.level/1"),
      "pack.format: expected 'llkgen.pack/1', found string 'llkgen.level/1'"),
     ("bad-level", _pmut(levels=[LEVEL, _mut(grid=[[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 7]])]),
-     "levels[1].grid: every tile type must occur an even number of times, but type 3 occurs 1 times, type 7 occurs 1 times"),
+     "levels[1].grid: every tile type must occur an even number of times, "
+     "but type 3 occurs 1 times, type 7 occurs 1 times"),
     ("level-not-object", _pmut(levels=[LEVEL, 5]), "levels[1]: expected a level object, found number 5"),
 ]
 

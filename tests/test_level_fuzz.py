@@ -62,7 +62,8 @@ def _leaves(finite: bool):
 def _json_values(finite: bool):
     return st.recursive(
         _leaves(finite),
-        lambda ch: st.lists(ch, max_size=4) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), ch, max_size=4),
+        lambda ch: st.lists(ch, max_size=4)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), ch, max_size=4),
         max_leaves=12,
     )
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -85,7 +88,8 @@ FILES = {
 
 VALIDATION = [
     ("ragged.json", "level.grid row 1: ragged rows: expected 4 cells like row 0, found 3"),
-    ("odd.json", "level.grid: every tile type must occur an even number of times, but type 3 occurs 1 times, type 5 occurs 1 times"),
+    ("odd.json", "level.grid: every tile type must occur an even number of times, "
+                 "but type 3 occurs 1 times, type 5 occurs 1 times"),
     ("below.json", "level.grid row 1 col 0: expected -1 (wall), 0 (empty) or a tile type >= 1, found -5"),
     ("float-cell.json", "level.grid row 1 col 2: expected an integer cell value, found number 1.5"),
     ("bool-cell.json", "level.grid row 1 col 2: expected an integer cell value, found boolean true"),
@@ -165,7 +169,7 @@ def cli(files, capsys, monkeypatch):
     from llkgen.cli import main
 
     def run(*argv: str) -> subprocess.CompletedProcess:
-        argv = [str(files / a) if (files / a).exists() or a.endswith(".json") else a for a in argv]
+        argv = [str(files / a) if a in FILES or a.endswith(".json") else a for a in argv]
         monkeypatch.setattr(sys, "argv", ["llkgen", *argv])
         monkeypatch.setenv("COLUMNS", "200")
         capsys.readouterr()
@@ -358,8 +362,8 @@ def _help_checks(r):
     assert r.returncode == 0
     text = _flat(r.stdout)
     assert "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; " \
-           "3 unsolvable; 4 unknown (a budget ran out)." in text
-    for command in ("show", "moves", "replay", "version"):
+           "3 unsolvable; 4 unknown (a budget ran out); 130 interrupted (Ctrl-C); 143 terminated." in text
+    for command in ("show", "moves", "replay", "--version"):
         assert command in text
 
 
@@ -371,20 +375,247 @@ def test_short_help_flag(cli):
     _help_checks(cli("-h"))
 
 
-def test_command_help_has_an_example(cli):
-    r = cli("replay", "--help")
-    assert r.returncode == 0
-    assert "Example: llkgen replay tests/data/demo.json tests/data/demo.moves.json" in _flat(r.stdout)
+def help_examples() -> dict[str, str]:
+    """command -> the example its help text gives (the docstring's ``Example:`` line)."""
+    from typer.main import get_command
+
+    from llkgen.cli import app
+
+    out = {}
+    for name, command in get_command(app).commands.items():
+        found = re.findall(r"^\s*Example: (.+)$", command.help or "", re.M)
+        assert len(found) == 1, f"{name}: expected one example in its help, found {found}"
+        out[name] = found[0]
+    return out
 
 
-def test_help_example_files_exist():
-    # The replay help's example must run as printed (from the repository root).
-    assert Path(DEMO).exists() and Path(DEMO_MOVES).exists()
-    assert json.loads(Path(DEMO_MOVES).read_text()) == SOLUTION
+# The order a new user meets them in: each example may use what the ones before it wrote.
+EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay"]
+
+
+def test_every_command_help_shows_its_example(cli):
+    examples = help_examples()
+    assert sorted(examples) == sorted(EXAMPLE_ORDER)
+    for name, example in examples.items():
+        assert shlex.split(example)[:2] == ["llkgen", name]
+        r = cli(name, "--help")
+        assert r.returncode == 0 and f"Example: {example}" in _flat(r.stdout)
+
+
+def test_help_examples_run_as_printed_in_an_empty_directory(tmp_path):
+    # Only what a wheel gives a user: no configs/ or tests/data/ in reach.
+    examples = help_examples()
+    for name in EXAMPLE_ORDER:
+        r = _run(shlex.split(examples[name])[1:], tmp_path)
+        assert r.returncode == 0, (examples[name], r.stdout, r.stderr)
+    assert (tmp_path / "my-levels.yaml").is_file() and (tmp_path / "output" / "easy.html").is_file()
 
 
 def test_version(cli):
-    from llkgen import __version__
+    from importlib.metadata import version
 
-    r = cli("version")
-    assert (r.returncode, r.stdout) == (0, f"llkgen {__version__}\n")
+    # The installed metadata and the package agree: the version is kept in one place.
+    r = cli("--version")
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"llkgen {version('llkgen')}\n", "")
+
+
+# -- output paths ---------------------------------------------------------------------------------------
+EASY = str(Path(__file__).resolve().parent.parent / "configs" / "easy.yaml")
+PERFT = str(DATA / "perft.json")
+# command -> argv with OUT where the output path goes
+WRITERS = {
+    "make": ["make", "--config", EASY, "--count", "1", "--jobs", "1", "--out", "OUT"],
+    "view": ["view", PERFT, "--out", "OUT"],
+    "render": ["render", DEMO, "--out", "OUT"],
+    "verify": ["verify", DEMO, "--jobs", "1", "--junit", "OUT"],
+}
+
+
+def _bad_outputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (output path, the reason the Error line must give)."""
+    (tmp / "a-dir").mkdir()
+    (tmp / "a-file").write_text("keep me")
+    return {
+        "directory": (tmp / "a-dir", "is a directory, expected a file name"),
+        "under-a-file": (tmp / "a-file" / "sub" / "out", f"{tmp / 'a-file'} is a file, expected a directory"),
+        "name-too-long": (tmp / ("x" * 256), "file name too long: 256 bytes, this file system allows 255"),
+    }
+
+
+@pytest.mark.parametrize("bad", ["directory", "under-a-file", "name-too-long"])
+@pytest.mark.parametrize("cmd", list(WRITERS))
+def test_unwritable_output_is_one_error_line(cli, tmp_path, cmd, bad):
+    out, reason = _bad_outputs(tmp_path)[bad]
+    argv = [a if a != "OUT" else str(out) for a in WRITERS[cmd]]
+    if cmd == "render" and bad == "directory":
+        (out / "demo-1.svg").mkdir()  # render writes into a directory: block the file it writes
+        out = out / "demo-1.svg"
+    r = cli(*argv)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"Error: {out}: cannot write: {reason}"), r.stderr
+    assert len(r.stderr.splitlines()) == 1
+    assert (tmp_path / "a-file").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("cmd", ["make", "view", "verify"])
+def test_an_output_name_of_250_bytes_is_written(cli, tmp_path, cmd):
+    out = tmp_path / ("y" * 245 + ".out")
+    r = cli(*[a if a != "OUT" else str(out) for a in WRITERS[cmd]])
+    assert r.returncode == 0, r.stderr
+    assert out.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+# -- text a UTF-8 terminal or XML cannot carry -----------------------------------------------------------
+# JSON lets an id hold a lone surrogate or any control character; a directory may hold a file
+# whose name is not UTF-8. Every command must still run, and what it writes must be well formed.
+SURROGATE, CONTROLS = "odd-\ud800", "ctl-\x00-\x01-\x1b[31m"
+
+
+def _odd_pack(name: str, ids: list[str]) -> dict:
+    demo = json.loads(Path(DEMO).read_text())
+    levels = [{**demo, "id": i, "solution": SOLUTION} for i in ids]
+    return {"format": "llkgen.pack/1", "name": name, "levels": levels}
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory) -> tuple[Path, dict[str, subprocess.CompletedProcess]]:
+    tmp = tmp_path_factory.mktemp("odd")
+    # json.dumps writes the surrogate and the control characters as \u escapes: valid JSON.
+    (tmp / "pack.json").write_text(json.dumps(_odd_pack(SURROGATE, [SURROGATE, CONTROLS])))
+    (tmp / "level.json").write_text(json.dumps({**LEVEL, "id": SURROGATE}))
+    (tmp / "dir").mkdir()
+    with open(os.path.join(os.fsencode(tmp / "dir"), b"bad\xff.json"), "w") as f:
+        f.write(json.dumps({**LEVEL, "id": "plain", "solution": SOLUTION}))
+    cases = {
+        "show": ["show", "level.json"],
+        "render": ["render", "pack.json", "--out", "svg", "--solution"],
+        "view": ["view", "pack.json", "--out", "view.html"],
+        "verify-json": ["verify", "pack.json", "dir", "--json", "--jobs", "1"],
+        "verify-junit": ["verify", "pack.json", "dir", "--junit", "junit.xml", "--jobs", "1"],
+    }
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {name: pool.submit(_run, argv, tmp) for name, argv in cases.items()}
+        return tmp, {name: fut.result() for name, fut in futures.items()}
+
+
+@pytest.mark.parametrize("case", ["show", "render", "view", "verify-json", "verify-junit"])
+def test_odd_text_never_gives_a_traceback(odd, case):
+    _, runs = odd
+    r = runs[case]
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_odd_text_is_shown_escaped_on_the_terminal(odd):
+    _, runs = odd
+    assert runs["show"].stdout.startswith("# odd-\\ud800: 3x4")
+    lines = runs["verify-junit"].stdout.splitlines()
+    assert any("pack.json#ctl-\\x00-\\x01-\\x1b[31m: solvable" in line for line in lines), lines
+    assert any("dir/bad\\xff.json: solvable" in line for line in lines), lines
+    assert not any(ch in runs["verify-junit"].stdout for ch in "\x00\x01\x1b")
+
+
+def test_odd_text_in_the_json_report_round_trips(odd):
+    _, runs = odd
+    report = json.loads(runs["verify-json"].stdout)
+    labels = [lv["label"] for lv in report["levels"]]
+    # Ids are reported exactly (JSON escapes carry them); file names as printable text.
+    assert labels == ["pack.json#" + SURROGATE, "pack.json#" + CONTROLS, "dir/bad\\xff.json"]
+    assert report["exit_code"] == 0
+
+
+def test_odd_text_gives_well_formed_xml(odd):
+    tmp, _ = odd
+    root = ET.parse(tmp / "junit.xml").getroot()
+    names = [case.get("name") for case in root.iter("testcase")]
+    assert names == ["pack.json#odd-\\ud800", "pack.json#ctl-\\x00-\\x01-\\x1b[31m", "dir/bad\\xff.json"]
+    svgs = sorted((tmp / "svg").iterdir())
+    assert len(svgs) == 4
+    titles = set()
+    for svg in svgs:
+        root = ET.parse(svg).getroot()  # raises on anything not well formed
+        titles.add(root.find("{http://www.w3.org/2000/svg}title").text)
+    assert titles == {"llkgen level odd-\\ud800", "llkgen level ctl-\\x00-\\x01-\\x1b[31m"}
+
+
+def test_odd_text_in_the_viewer_is_exact_data_and_escaped_markup(odd):
+    tmp, _ = odd
+    html = (tmp / "view.html").read_text("utf-8")
+    assert "<title>odd-\\ud800 \u2013 llkgen viewer</title>" in html
+    data = html.split('<script type="application/json" id="llk-data">', 1)[1].split("</script>", 1)[0]
+    pack = json.loads(data)["pack"]
+    assert [lv["id"] for lv in pack["levels"]] == [SURROGATE, CONTROLS]
+
+
+def test_render_never_overwrites_one_preview_with_another(cli, tmp_path):
+    (tmp_path / "p.json").write_text(json.dumps(_odd_pack("p", ["a", "a.solution"])))
+    r = cli("render", str(tmp_path / "p.json"), "--out", str(tmp_path / "svg"), "--solution")
+    assert r.returncode == 0, r.stderr
+    written = r.stdout.splitlines()[:-1]
+    assert r.stdout.splitlines()[-1] == f"4 SVG files written to {tmp_path / 'svg'}"
+    assert sorted(Path(p).name for p in written) == sorted(p.name for p in (tmp_path / "svg").iterdir())
+    assert len(set(written)) == 4
+
+
+# -- init, shipped specs, PACK#ID -------------------------------------------------------------------------
+def test_init_writes_a_commented_spec_that_makes_a_pack(cli, tmp_path):
+    from llkgen.spec import load_spec
+
+    r = cli("init", "castle", "--out", str(tmp_path / "specs"))
+    path = tmp_path / "specs" / "castle.yaml"
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == f"wrote {path}: edit it, then build it with: llkgen make --config {path}\n"
+    spec = load_spec(path)
+    assert (spec.name, spec.export.path) == ("castle", "output/castle.json")
+    easy = (Path(__file__).resolve().parent.parent / "configs" / "easy.yaml").read_text()
+    text = path.read_text()
+    # The easy spec's every comment, with only the title, the name and the output path changed.
+    assert len(text.splitlines()) == len(easy.splitlines()) + 1
+    assert sum(a != b for a, b in zip(text.splitlines()[2:], easy.splitlines()[1:])) == 2
+    r = cli("make", "--config", str(path), "--count", "1", "--jobs", "1", "-q", "--out", str(tmp_path / "c.json"))
+    assert r.returncode == 0 and json.loads((tmp_path / "c.json").read_text())["name"] == "castle"
+
+
+def test_init_never_overwrites_and_refuses_a_bad_name(cli, tmp_path):
+    (tmp_path / "levels.yaml").write_text("mine\n")
+    r = cli("init", "--out", str(tmp_path))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"Error: {tmp_path / 'levels.yaml'}: already exists")
+    assert (tmp_path / "levels.yaml").read_text() == "mine\n"
+    r = cli("init", "a b", "--out", str(tmp_path))
+    assert r.returncode == 2 and "expected a file-name-safe name" in _flat(r.stderr)
+
+
+def test_a_level_of_a_pack_is_named_by_its_verify_label(cli, tmp_path):
+    pack = tmp_path / "p.json"
+    pack.write_text(json.dumps(_odd_pack("p", ["first", "second"])))
+    assert cli("show", f"{pack}#second").stdout.startswith("# second: 3x4")
+    assert json.loads(cli("moves", f"{pack}#first", "--json").stdout)["moves"]
+    assert cli("solve", f"{pack}#first").returncode == 0
+    r = cli("show", f"{pack}#third")
+    assert r.returncode == 1
+    assert r.stderr == f"Error: {pack}: no level 'third': expected the id of one of its 2 levels (first, second)\n"
+    # A file whose own name holds '#' is read as that file.
+    odd_name = tmp_path / "a#first"
+    odd_name.write_text(json.dumps({**LEVEL, "id": "hash"}))
+    assert cli("show", str(odd_name)).stdout.startswith("# hash: ")
+
+
+def test_replay_without_moves_checks_the_stored_solution(cli, tmp_path):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps({**LEVEL, "solution": SOLUTION}))
+    bad.write_text(json.dumps({**LEVEL, "solution": SOLUTION[:1]}))
+    assert cli("replay", str(good)).stdout == "OK: all 3 moves are legal and the board is cleared\n"
+    assert cli("replay", str(bad)).returncode == 1
+    r = cli("replay", DEMO)
+    assert r.returncode == 1 and r.stderr.startswith(f"Error: {DEMO}: no stored solution")
+
+
+def test_engine_choices_are_the_verifiers_engines(cli):
+    from llkgen.cli import Engine
+    from llkgen.verify import ENGINES
+
+    assert [e.value for e in Engine] == list(ENGINES)
+    assert "<auto|search|cpsat|baseline>" in _flat(cli("solve", "--help").stdout)
+    r = cli("solve", DEMO, "--engine", "fast")
+    assert r.returncode == 2 and "Invalid value for '--engine'" in _flat(r.stderr)

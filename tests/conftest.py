@@ -1,0 +1,54 @@
+"""Set-up shared by every test module.
+
+The helpers beside the tests (``oracle``, ``strategies``, ``demo_pack``, ``browser``, ``run``)
+are plain modules imported by name. This directory is put on ``sys.path`` here, once, so those
+imports work under any pytest import mode, from a checkout or from an unpacked sdist, without
+each test module guessing how it was imported.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+
+@pytest.fixture(scope="session")
+def schema_validator():
+    """``schema_validator("level" | "pack")``: a jsonschema validator for the shipped schema,
+    with the pack schema's reference to the level schema resolved."""
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from llkgen.export import SCHEMAS, load_schema
+
+    registry = Registry().with_resources(
+        (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMAS
+    )
+
+    def validator(name: str) -> jsonschema.protocols.Validator:
+        schema = load_schema(name)
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema, registry=registry)
+
+    return validator
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory):
+    """A headless Chromium context (Debian's binary, never a downloaded one)."""
+    from browser import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS, headless=True, viewport={"width": 1200, "height": 900})
+        yield ctx
+        ctx.close()

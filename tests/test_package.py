@@ -1,0 +1,146 @@
+"""The package as a user gets it, not as the source tree has it.
+
+``python -m build`` makes the sdist and, from it, the wheel. The wheel is installed (with its
+declared dependencies, nothing else) in a fresh virtual environment in an unrelated temporary
+directory, and every command's ``--help`` example is run there as printed, in the order a new
+user meets them: ``init``, ``make``, ``verify``, ``view``, ``render``, ``show``, ``moves``,
+``solve``, ``replay``. No source tree is in reach, so a file that is not shipped, a dependency
+that is not declared, or an example that points into the repository fails here.
+
+The unpacked sdist must hold the tests whole: pytest collects them without an error and runs
+a sample. Marked slow (a build and an install take a minute or two); ``.ci/run`` runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tarfile
+import venv
+import xml.etree.ElementTree as ET
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay"]
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 900):
+    r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, f"{' '.join(argv)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
+    return r
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    if not (ROOT / "pyproject.toml").is_file():
+        pytest.skip("builds from the source tree, which is not here")
+    out = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], cwd=out)
+    [sdist], [wheel] = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
+    return {"sdist": sdist, "wheel": wheel}
+
+
+@pytest.fixture(scope="module")
+def user(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """``(work directory, environment)`` of a user who installed the wheel in a fresh venv."""
+    home = tmp_path_factory.mktemp("user")
+    venv.create(home / "venv", with_pip=True)
+    bin_dir = home / "venv" / ("Scripts" if os.name == "nt" else "bin")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home / "venv"),
+               COLUMNS="1000", NO_COLOR="1")
+    _run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(dist["wheel"])], cwd=home, env=env)
+    work = home / "work"
+    work.mkdir()
+    return work, env
+
+
+def _wheel_files(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as zf:
+        return set(zf.namelist())
+
+
+def test_the_wheel_holds_every_part_of_the_package(dist):
+    files = _wheel_files(dist["wheel"])
+    source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "llkgen").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
+    assert source <= files, sorted(source - files)
+    shipped = {f"llkgen/specs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
+    assert shipped and shipped <= files
+    meta = next(f for f in files if f.endswith(".dist-info/METADATA"))
+    with zipfile.ZipFile(dist["wheel"]) as zf:
+        metadata = Parser().parsestr(zf.read(meta).decode("utf-8"))
+        assert zf.read(meta.replace("METADATA", "licenses/LICENSE")) == (ROOT / "LICENSE").read_bytes()
+    assert metadata["License-Expression"] == "MIT"
+    requires = {re.split(r"[<>=; ]", r, maxsplit=1)[0] for r in metadata.get_all("Requires-Dist")
+                if "extra ==" not in r}
+    assert requires == {"numpy", "ortools", "typer", "pyyaml", "rich"}
+
+
+def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
+    with tarfile.open(dist["sdist"]) as tf:
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4+
+            tf.extractall(tmp_path, filter="data")
+        else:
+            tf.extractall(tmp_path)
+    [top] = tmp_path.iterdir()
+    for name in ("tests/conftest.py", "tests/oracle.py", "tests/data/demo.json", "configs/easy.yaml", "LICENSE"):
+        assert (top / name).is_file(), name
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    counts = []
+    for where in (top, ROOT):  # the same tests as the source tree, and no collection error
+        last = _run(collect, cwd=where, env=env).stdout.splitlines()[-1]
+        assert re.match(r"\d+/\d+ tests collected \(\d+ deselected\) in ", last), last
+        counts.append(last.split(" in ")[0])
+    assert counts[0] == counts[1]
+    r = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_level.py",
+              "tests/test_text.py"], cwd=top, env=env)
+    assert " passed" in r.stdout and "failed" not in r.stdout
+
+
+def _help_example(command: str, work: Path, env: dict[str, str]) -> str:
+    """The example in ``llkgen COMMAND --help`` exactly as the installed command prints it."""
+    text = _run(["llkgen", command, "--help"], cwd=work, env=env).stdout
+    found = re.findall(r"Example: (llkgen .+?)\s*(?:│|$)", text, re.M)
+    assert len(found) == 1, text
+    return found[0]
+
+
+def test_the_installed_wheel_runs_every_help_example_with_no_source_tree(user, dist):
+    work, env = user
+    version = dist["wheel"].name.split("-")[1]
+    assert _run(["llkgen", "--version"], cwd=work, env=env).stdout == f"llkgen {version}\n"
+    where = _run(["python", "-c", "import llkgen; print(llkgen.__file__)"], cwd=work, env=env).stdout
+    assert Path(where.strip()).is_relative_to(Path(env["VIRTUAL_ENV"])) and not Path(where).is_relative_to(ROOT)
+    for command in EXAMPLE_ORDER:
+        example = _help_example(command, work, env)
+        argv = shlex.split(example)
+        assert argv[:2] == ["llkgen", command]
+        _run(argv, cwd=work, env=env)
+    # Open what the examples wrote.
+    pack = json.loads((work / "output" / "easy.json").read_text("utf-8"))
+    assert pack["format"] == "llkgen.pack/1" and len(pack["levels"]) == 10
+    assert pack["generator"] == f"llkgen {version}"
+    root = ET.parse(work / "reports" / "llkgen.xml").getroot()
+    assert root.get("tests") == "10" and root.get("failures") == "0" and root.get("errors") == "0"
+    html = (work / "output" / "easy.html").read_text("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and '"easy-10"' in html
+    svgs = sorted(p.name for p in (work / "output" / "easy-svg").iterdir())
+    assert svgs == sorted(f"easy-{i}{s}" for i in range(1, 11) for s in (".svg", ".solution.svg"))
+    for name in svgs:
+        ET.parse(work / "output" / "easy-svg" / name)
+    # The spec init wrote builds too, in parallel, and the result passes verify.
+    _run(["llkgen", "make", "--config", "my-levels.yaml", "--count", "3", "--jobs", "2"], cwd=work, env=env)
+    r = _run(["llkgen", "verify", "output/my-levels.json", "--json"], cwd=work, env=env)
+    assert json.loads(r.stdout)["summary"]["ok"] == 3
