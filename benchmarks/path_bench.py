@@ -146,7 +146,8 @@ def main() -> None:
           f"{sum(len(queries(b)) for b in boards)} same-type pairs")
     print("| function | calls/s | ratio |")
     print("|---|---:|---:|")
-    print(f"| `Grid.link`, bitboard run tables (the verifier's link test) | {bits:,.0f} | {bits / scan:.1f}x the scan |")
+    print(f"| `Grid.link`, bitboard run tables (the verifier's link test) | {bits:,.0f} | "
+          f"{bits / scan:.1f}x the scan |")
     print(f"| line-of-sight scan (the link test before `llkgen.grid`) | {scan:,.0f} | 1.0x |")
     print(f"| `find_path` (corner scan, best path) | {ours:,.0f} | {ours / base:.1f}x the BFS |")
     print(f"| baseline BFS over (cell, direction, turns), yes/no only | {base:,.0f} | 1.0x |")

@@ -136,7 +136,8 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     counts_lines = ["| set | engine | boards | solvable | unsolvable | unknown | p50 | p95 | max |",
                     "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    ratio_lines = ["| set | boards both decide | auto p50 | baseline p50 | speed-up | p50 over all, auto / baseline | lost |",
+    ratio_lines = ["| set | boards both decide | auto p50 | baseline p50 | speed-up "
+                   "| p50 over all, auto / baseline | lost |",
                    "|---|---:|---:|---:|---:|---:|---:|"]
     stage_lines = ["| set | engine | stage | boards | p50 | max | nodes p50 |", "|---|---|---|---:|---:|---:|---:|"]
     for name in names:

@@ -185,7 +185,8 @@ class Board:
                     row.append(int(tok))
                 else:
                     raise LevelFormatError(
-                        f"{where} line {lineno}: expected '.', '#' or a tile type from 1 to {MAX_TYPE}, found {tok[:20]!r}"
+                        f"{where} line {lineno}: expected '.', '#' or a tile type from 1 to "
+                        f"{MAX_TYPE}, found {tok[:20]!r}"
                     )
             grid.append(row)
         return cls.from_grid(grid, where)

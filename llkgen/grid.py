@@ -209,7 +209,9 @@ class Grid:
     #: grid's tables (see :func:`_linker`), not a method: the verifier's innermost call.
     link: Callable[[int, int], bool]
 
-    def __init__(self, board: Board, rules: Rules):
+    def __init__(self, board: Board | None = None, rules: Rules | None = None):
+        if board is None or rules is None:
+            return  # an empty shell that copy() fills
         self.rows, self.cols = board.rows, board.cols
         self.w = board.cols + 2 * PAD
         self.gravity = rules.gravity
@@ -254,9 +256,10 @@ class Grid:
 
     def copy(self) -> "Grid":
         """An independent copy (the static tables are shared)."""
-        other = object.__new__(Grid)
-        for name in Grid.__slots__:
-            setattr(other, name, getattr(self, name))
+        other = Grid()
+        other.rows, other.cols, other.w, other.gravity = self.rows, self.cols, self.w, self.gravity
+        other.R, other.C, other.cells, other.lines = self.R, self.C, self.cells, self.lines
+        other.settled = self.settled
         other.g = list(self.g)
         other.rowbits, other.colbits = list(self.rowbits), list(self.colbits)
         other.H, other.V = list(self.H), list(self.V)
@@ -470,5 +473,5 @@ class Grid:
         return True
 
     def to_board(self) -> Board:
-        g, w = self.g, self.w
+        g = self.g
         return Board(self.rows, self.cols, tuple(g[p] for p in self.cells))

@@ -50,8 +50,10 @@ class Playout:
     gravity: ``ident[p]`` is the board cell, row-major index, where the tile now at ``p``
     started."""
 
-    def __init__(self, board: Board, rules: Rules, track: bool = False):
+    def __init__(self, board: Board | None, rules: Rules, track: bool = False):
         self.rules = rules
+        if board is None:
+            return  # an empty shell that copy() fills
         self.grid = Grid(board, rules)
         self.g = self.grid.g
         self.w = self.grid.w
@@ -65,10 +67,11 @@ class Playout:
 
     def copy(self) -> "Playout":
         """An independent copy; cheaper than building a new one (nothing is recomputed)."""
-        other = object.__new__(Playout)
-        other.__dict__.update(self.__dict__)
+        other = Playout(None, self.rules)
         other.grid = self.grid.copy()
         other.g = other.grid.g
+        other.w = self.w
+        other.left = self.left
         other.by_type = {t: list(ps) for t, ps in self.by_type.items()}
         other.links = set(self.links)
         other.ident = None if self.ident is None else list(self.ident)

@@ -697,7 +697,8 @@ def test_pairing_check_never_fires_on_solvable_walled_boards():
         proof = pairing_check(Board.from_grid(grid), Rules(border=border))
         if proof is not None:
             fired += 1
-            assert not truth(grid, border, "none"), f"pairing check fired on a solvable board:\n{text(grid)}\nborder={border}\n{proof}"
+            assert not truth(grid, border, "none"), (
+                f"pairing check fired on a solvable board:\n{text(grid)}\nborder={border}\n{proof}")
     assert fired > 10
 
 

@@ -53,7 +53,7 @@ def test_the_sample_has_both_verdicts():
 
 def test_root_lock_test_never_locks_a_solvable_board():
     fired = 0
-    for i, (grid, board, rules) in enumerate(CASES):
+    for i, (_grid, board, rules) in enumerate(CASES):
         if root_lock(board, rules):
             fired += 1
             assert not TRUTH[i], f"lock test fired on a solvable board:\n{board}\n{rules}"
@@ -83,7 +83,7 @@ def test_hinted_lock_test_reaches_the_same_fixpoint():
     partners, a hinted run and a cold run agree."""
     rng = random.Random(3)
     compared = 0
-    for grid, board, rules in CASES[:600]:
+    for _grid, board, rules in CASES[:600]:
         g = Grid(board, rules)
         alive, partners = root_partners(g)
         types = g.by_type()
@@ -117,7 +117,7 @@ def test_safe_move_closure_keeps_solvable_boards_solvable():
     """The closure plays forced pairs and whole-type clearings without branching; from a
     solvable board, the board it leaves must still be solvable."""
     checked = 0
-    for i, (grid, board, rules) in enumerate(CASES):
+    for i, (_grid, board, rules) in enumerate(CASES):
         if not TRUTH[i]:
             continue
         search = PairingSearch(board, rules, Budget(nodes=10))
@@ -136,7 +136,7 @@ def test_safe_move_closure_keeps_solvable_boards_solvable():
 
 def test_probing_never_forbids_every_pairing_of_a_solvable_board():
     checked = 0
-    for i, (grid, board, rules) in enumerate(CASES):
+    for i, (_grid, board, rules) in enumerate(CASES):
         if not TRUTH[i]:
             continue
         search = PairingSearch(board, rules, Budget(nodes=10))
@@ -152,7 +152,7 @@ def test_probing_never_forbids_every_pairing_of_a_solvable_board():
 
 def test_flow_pairing_check_never_fires_on_a_solvable_board():
     fired = 0
-    for i, (grid, board, rules) in enumerate(CASES):
+    for i, (_grid, board, rules) in enumerate(CASES):
         if pairing_check(board, rules) is not None:
             fired += 1
             assert not TRUTH[i], f"pairing check fired on a solvable board:\n{board}"
@@ -161,7 +161,7 @@ def test_flow_pairing_check_never_fires_on_a_solvable_board():
 
 def test_search_without_lock_or_probing_agrees_with_the_full_search():
     """The quick dive (no lock test, no probing) is itself an exact search."""
-    for i, (grid, board, rules) in enumerate(CASES[:400]):
+    for i, (_grid, board, rules) in enumerate(CASES[:400]):
         order = PairingSearch(board, rules, Budget(nodes=None), lock=False, probe=False).search()
         assert (order is not None) == TRUTH[i], f"{board}\n{rules}"
 

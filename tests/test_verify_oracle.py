@@ -23,10 +23,9 @@ import inspect
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import llkgen.verify as verify_mod
 from llkgen.board import Board, Rules
 from llkgen.referee import replay
-
-import llkgen.verify as verify_mod
 from llkgen.verify import Budget, verify
 
 import oracle as O

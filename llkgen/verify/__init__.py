@@ -202,7 +202,8 @@ def _verify_cpsat(board: Board, rules: Rules, budget: Budget, hint: list, stats:
                        f"cleared in {len(order)} moves (CP-SAT model, {cstats.get('cpsat_status')}); "
                        "the witness replays", None, stats, start)
     if status == UNSOLVABLE:
-        proof = {"argument": "cpsat-infeasible", "model": {k: cstats[k] for k in ("vars", "constraints") if k in cstats}}
+        proof = {"argument": "cpsat-infeasible",
+                 "model": {k: cstats[k] for k in ("vars", "constraints") if k in cstats}}
         return _finish(board, rules, UNSOLVABLE, None,
                        "the CP-SAT model of the elimination order is infeasible: no pairing, path "
                        "choice and removal order clears the board", proof, stats, start)

@@ -59,8 +59,8 @@ class Relaxation:
     to an allowed partner's cell, so any prefix of their work is a valid start for another
     run under different partners (see the module docstring)."""
 
-    def __init__(self, grid: Grid, deadline: float | None = None):
-        self.grid = grid.copy()
+    def __init__(self, grid: Grid, deadline: float | None = None, *, copy: bool = True):
+        self.grid = grid.copy() if copy else grid
         self.order: list[Step] = []
         self.deadline = deadline
         self.attempts = 0
@@ -70,12 +70,8 @@ class Relaxation:
 
     def copy(self) -> "Relaxation":
         self._flush()
-        other = object.__new__(Relaxation)
-        other.grid = self.grid.copy()
+        other = Relaxation(self.grid.copy(), self.deadline, copy=False)
         other.order = list(self.order)
-        other.deadline = self.deadline
-        other.attempts = 0
-        other.pending = []
         return other
 
     def _flush(self) -> None:
