@@ -10,7 +10,8 @@ The model
 polyline of at most three straight segments, i.e. horizontal-vertical-horizontal through any
 column and vertical-horizontal-vertical through any row of the padded board (straight and
 one-turn lines are the degenerate cases), whose interior avoids walls (and the ring when
-``border`` is off). A shape is summed up by the set of *tile* cells its interior crosses;
+``border`` is off). A shape is summed up by the set of *tile* cells its interior crosses
+(:meth:`llkgen.grid.Lines.tile_sets`, the enumeration the flow pairing check shares);
 initially empty cells stay empty forever without gravity, so only those tiles matter. Of these
 sets we keep the inclusion-minimal ones (a shape whose tiles are a superset of another's is
 never needed). A pair with no shape can never link and gets no variable.
@@ -82,8 +83,8 @@ from typing import Sequence
 
 from ortools.sat.python import cp_model
 
-from llkgen.board import WALL, Board, Cell, Rules
-from llkgen.grid import PAD, Grid, padded, to_padded
+from llkgen.board import Board, Cell, Rules
+from llkgen.grid import Grid, Lines
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget
 
@@ -124,60 +125,26 @@ class CpsatResult:
     stats: dict
 
 
-def _walk(g: Sequence[int], w: int, corners: Sequence[int]) -> list[int] | None:
-    """Padded cells strictly inside the polyline through ``corners`` (in order), or None if
-    one of them is a wall or the line revisits a cell."""
-    cells: list[int] = []
-    seen = {corners[0], corners[-1]}
-    for p, q in zip(corners, corners[1:]):
-        if p == q:
-            continue
-        step = (1 if q > p else -1) if p // w == q // w else (w if q > p else -w)
-        cur = p + step
-        while True:
-            if cur == corners[-1] and q == corners[-1]:
-                break
-            if cur in seen or g[cur] == WALL:
-                return None
-            seen.add(cur)
-            cells.append(cur)
-            if cur == q:
-                break
-            cur += step
-    return cells
-
-
-def pair_shapes(g: Sequence[int], w: int, pa: int, pb: int,
-                tile_index: dict[int, int]) -> list[frozenset[int]]:
+def pair_shapes(lines: Lines, pa: int, pb: int, tile_index: dict[int, int]) -> list[frozenset[int]]:
     """The inclusion-minimal sets of tiles (indices via ``tile_index``) crossed by the
     polylines of at most two turns joining padded cells ``pa`` and ``pb`` that avoid walls,
-    sorted by (size, sorted members). Empty list: the pair can never link."""
-    h = len(g) // w
-    ra, ca = divmod(pa, w)
-    rb, cb = divmod(pb, w)
-    candidates: list[tuple[int, ...]] = []
-    if ra == rb or ca == cb:
-        candidates.append((pa, pb))
-    if ra != rb:  # horizontal-vertical-horizontal through column c (the sentinel ring excluded)
-        for c in range(1, w - 1):
-            if ca == cb and c == ca:
-                continue
-            candidates.append((pa, ra * w + c, rb * w + c, pb))
-    if ca != cb:  # vertical-horizontal-vertical through row r
-        for r in range(1, h - 1):
-            if ra == rb and r == ra:
-                continue
-            candidates.append((pa, r * w + ca, r * w + cb, pb))
-    sets: set[frozenset[int]] = set()
-    for corners in candidates:
-        inner = _walk(g, w, corners)
-        if inner is not None:
-            sets.add(frozenset(tile_index[p] for p in inner if g[p] > 0))
-    minimal: list[frozenset[int]] = []
-    for s in sorted(sets, key=lambda s: (len(s), sorted(s))):
-        if not any(m <= s for m in minimal):
-            minimal.append(s)
-    return minimal
+    sorted by (size, sorted members). Empty list: the pair can never link.
+
+    The lines are :meth:`llkgen.grid.Lines.tile_sets`; a line whose tiles include another
+    line's is never needed (whenever it is clear, so is the other), hence minimality."""
+    minimal: list[int] = []
+    for m in sorted(lines.tile_sets(pa, pb), key=int.bit_count):
+        if not any(k & m == k for k in minimal):
+            minimal.append(m)
+    sets = []
+    for m in minimal:
+        members = []
+        while m:
+            low = m & -m
+            members.append(tile_index[low.bit_length() - 1])
+            m ^= low
+        sets.append(frozenset(members))
+    return sorted(sets, key=lambda s: (len(s), sorted(s)))
 
 
 def _probe_pairs(grid: Grid, pos: Sequence[int], pairs: Sequence[Pair]) -> list[int]:
@@ -257,11 +224,11 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     change feasibility: no hinted value is ever fixed."""
     if rules.gravity != "none":
         raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
-    w = board.cols + 2 * PAD
-    g = padded(board, rules)
+    grid = Grid(board, rules)
+    lines = Lines(grid)
     cells = board.tiles()
     n = len(cells)
-    pos = [to_padded(c, w) for c in cells]
+    pos = [grid.pos(c) for c in cells]
     tile_index = {p: i for i, p in enumerate(pos)}
     model = cp_model.CpModel()
     horizon = max(0, n // 2 - 1)
@@ -271,12 +238,12 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     shapes: list[list[frozenset[int]]] = []
     by_type: dict[int, list[int]] = {}
     for i, p in enumerate(pos):
-        by_type.setdefault(g[p], []).append(i)
+        by_type.setdefault(grid.g[p], []).append(i)
     for tiles in by_type.values():
         for a in range(len(tiles)):
             for b in range(a + 1, len(tiles)):
                 i, j = tiles[a], tiles[b]
-                sh = pair_shapes(g, w, pos[i], pos[j], tile_index)
+                sh = pair_shapes(lines, pos[i], pos[j], tile_index)
                 if sh:
                     pairs.append((i, j))
                     shapes.append(sh)
@@ -285,7 +252,7 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     shapes = [shapes[k] for k in order]
     probed_out = 0
     if probe:
-        keep = _probe_pairs(Grid(board, rules), pos, pairs)
+        keep = _probe_pairs(grid, pos, pairs)
         probed_out = len(pairs) - len(keep)
         pairs = [pairs[k] for k in keep]
         shapes = [shapes[k] for k in keep]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from llkgen.board import EMPTY, WALL, Board, Cell, Rules
+from llkgen.grid import Grid, Lines, from_padded
 
 INF = 1 << 62
 """Capacity of an uncapacitated edge.  Finite cuts are far smaller (a board has
@@ -217,74 +218,18 @@ class Proof:
                           for f, a, b in self.facts]}
 
 
-class _Lines:
-    """Every line of at most two turns, as a bitmask over board cells (bit ``r * cols + c``).
-
-    A line is a -> (r1, k) -> (r2, k) -> b or a -> (k, c1) -> (k, c2) -> b, segments
-    possibly empty, k on the ring (border) adding no board cells.  Segment masks are cached
-    per board: ~1300 pairs on a 10x16 board would otherwise rebuild them ~40000 times.
-    """
-
-    def __init__(self, board: Board, rules: Rules):
-        rows, cols = self.rows, self.cols = board.rows, board.cols
-        self.border = rules.border
-        self.tiles = sum(1 << i for i, v in enumerate(board.cells) if v > 0)
-        self.walls = sum(1 << i for i, v in enumerate(board.cells) if v == WALL)
-        self.col = [sum(1 << (r * cols + c) for r in range(rows)) for c in range(cols)]
-        self.row = [((1 << cols) - 1) << (r * cols) for r in range(rows)]
-        self.col_pre = [sum(self.col[:j]) for j in range(cols + 1)]
-        self._runs_cache: dict[tuple[int, int, bool], list[int]] = {}
-
-    def rows_band(self, lo: int, hi: int) -> int:
-        return (1 << ((hi + 1) * self.cols)) - (1 << (lo * self.cols))
-
-    def cols_band(self, lo: int, hi: int) -> int:
-        return self.col_pre[hi + 1] ^ self.col_pre[lo]
-
-    def runs(self, r: int, c: int, along_row: bool) -> list[int]:
-        """The cells from (r, c) to each (r, j), or to each (j, c)."""
-        key = (r, c, along_row)
-        if key not in self._runs_cache:
-            self._runs_cache[key] = (
-                [self.row[r] & self.cols_band(min(c, j), max(c, j)) for j in range(self.cols)]
-                if along_row else
-                [self.col[c] & self.rows_band(min(r, j), max(r, j)) for j in range(self.rows)])
-        return self._runs_cache[key]
-
-    def blockers(self, a: Cell, b: Cell) -> list[int]:
-        """The distinct tile sets inside the wall-free lines from a to b (ends excluded)."""
-        (r1, c1), (r2, c2) = a, b
-        lines = []
-        # Same-row ends use only the second family (the first folds back on itself),
-        # same-column ends only the first.
-        if r1 != r2:
-            s1, s2 = self.runs(r1, c1, True), self.runs(r2, c2, True)
-            band = self.rows_band(min(r1, r2), max(r1, r2))
-            lines += [s1[k] | s2[k] | (self.col[k] & band) for k in range(self.cols)]
-            if self.border:
-                lines += [s1[0] | s2[0], s1[-1] | s2[-1]]
-        if c1 != c2:
-            s1, s2 = self.runs(r1, c1, False), self.runs(r2, c2, False)
-            band = self.cols_band(min(c1, c2), max(c1, c2))
-            lines += [s1[k] | s2[k] | (self.row[k] & band) for k in range(self.rows)]
-            if self.border:
-                lines += [s1[0] | s2[0], s1[-1] | s2[-1]]
-        ends = (1 << (r1 * self.cols + c1)) | (1 << (r2 * self.cols + c2))
-        walls, tiles = self.walls & ~ends, self.tiles & ~ends
-        return sorted({m & tiles for m in lines if not m & walls})
-
-
 class _Order:
-    """Facts true in every clearing sequence of a gravity-free board, over tile ids
-    (``r * cols + c``).  ``group[x]``: bitmask of the tiles removed in x's step (x, or x and
-    its partner).  ``after[x]``: tiles removed strictly later than x; transitively closed,
-    the same for both tiles of a group, and always a union of whole groups.
+    """Facts true in every clearing sequence of a gravity-free board, over tile ids (padded
+    indices, as in :mod:`llkgen.grid`).  ``group[x]``: bitmask of the tiles removed in x's
+    step (x, or x and its partner).  ``after[x]``: tiles removed strictly later than x;
+    transitively closed, the same for both tiles of a group, and always a union of whole
+    groups.
     """
 
-    def __init__(self, ids: list[int], cols: int):
+    def __init__(self, ids: list[int], w: int):
         self.group = {x: 1 << x for x in ids}
         self.after = {x: 0 for x in ids}
-        self.cols = cols
+        self.w = w
         self.facts: list[tuple[str, tuple[Cell, ...], tuple[Cell, ...]]] = []
 
     def may_pair(self, x: int, p: int) -> bool:
@@ -304,7 +249,7 @@ class _Order:
         and after-set (and ``same_step`` pairs that ``may_pair``), so no fact ever closes a
         cycle: a contradiction shows up instead as a tile with no viable partner."""
         gy, gain = self.group[y], self.group[x] | self.after[x]
-        self.facts.append(("before", _cells(_bits(gy), self.cols), (divmod(x, self.cols),)))
+        self.facts.append(("before", _cells(_bits(gy), self.w), (from_padded(x, self.w),)))
         for z in self.after:
             if self.group[z] & gy or self.after[z] & gy:
                 self.after[z] |= gain
@@ -324,7 +269,7 @@ class _Order:
 
     def same_step(self, x: int, p: int) -> None:
         both, later = self.group[x] | self.group[p], self.after[x] | self.after[p]
-        self.facts.append(("same-step", _cells((x, p), self.cols), ()))
+        self.facts.append(("same-step", _cells((x, p), self.w), ()))
         for z in self.after:
             if both >> z & 1:
                 self.group[z], self.after[z] = both, later
@@ -333,15 +278,16 @@ class _Order:
 
 
 class _Pairing:
-    """Viable pairs of a gravity-free board, and the facts (``_Order``) that prune them."""
+    """Viable pairs of a gravity-free board, and the facts (``_Order``) that prune them.
+    Tiles are named by their padded index (:mod:`llkgen.grid`)."""
 
     def __init__(self, board: Board, rules: Rules):
-        lines, self.cols = _Lines(board, rules), board.cols
-        self.types = {kind: [r * self.cols + c for r, c in cells]
-                      for kind, cells in board.types().items()}
-        self.shapes = {(x, p): lines.blockers(divmod(x, self.cols), divmod(p, self.cols))
+        grid = Grid(board, rules)
+        lines, self.w = Lines(grid), grid.w
+        self.types = {kind: [grid.pos(c) for c in cells] for kind, cells in board.types().items()}
+        self.shapes = {(x, p): lines.tile_sets(x, p)
                        for ids in self.types.values() for x in ids for p in ids if x < p}
-        self.order = _Order([x for ids in self.types.values() for x in ids], self.cols)
+        self.order = _Order([x for ids in self.types.values() for x in ids], self.w)
 
     def viable(self, x: int, p: int) -> list[int]:
         """The lines x..p the facts leave usable, as tile bitmasks ([] if x, p cannot pair)."""
@@ -372,7 +318,7 @@ class _Pairing:
     def matching_proof(self) -> Proof | None:
         for kind, ids in self.types.items():
             adj = {x: [p for p in ids if p != x and self.viable(x, p)] for x in ids}
-            proof = _odd_component(kind, adj, self.cols) or _hall(kind, adj, self.cols)
+            proof = _odd_component(kind, adj, self.w) or _hall(kind, adj, self.w)
             if proof:
                 return dataclasses.replace(proof, facts=tuple(self.order.facts))
         return None
@@ -414,11 +360,11 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def _cells(ids, cols: int) -> tuple[Cell, ...]:
-    return tuple(sorted(divmod(i, cols) for i in ids))
+def _cells(ids, w: int) -> tuple[Cell, ...]:
+    return tuple(sorted(from_padded(i, w) for i in ids))
 
 
-def _odd_component(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
+def _odd_component(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
     seen: set[int] = set()
     for start in adj:
         if start in seen:
@@ -431,13 +377,13 @@ def _odd_component(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | N
                     seen.add(v)
                     comp.append(v)
         if len(comp) % 2:
-            return Proof("odd-component", kind, _cells(comp, cols), (),
+            return Proof("odd-component", kind, _cells(comp, w), (),
                          f"{len(comp)} tile(s) of type {kind} can only ever pair among "
                          f"themselves: an odd number")
     return None
 
 
-def _hall(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
+def _hall(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
     ids = list(adj)
     n = len(ids)
     pos = {x: i for i, x in enumerate(ids)}
@@ -453,7 +399,7 @@ def _hall(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
     side = res.source_side
     xs = [ids[v - 2] for v in side if 2 <= v < 2 + n]
     ns = [ids[v - 2 - n] for v in side if v >= 2 + n]
-    return Proof("hall", kind, _cells(xs, cols), _cells(ns, cols),
+    return Proof("hall", kind, _cells(xs, w), _cells(ns, w),
                  f"{len(xs)} tiles of type {kind} can only ever pair with these "
                  f"{len(ns)} tile(s)")
 
