@@ -74,19 +74,23 @@ Determinism
 One worker, a fixed ``random_seed`` and a deterministic-time limit make a run reproducible on
 any machine. A wall-clock limit (``max_time``) is only set when the caller asks for seconds,
 and then the verdict can depend on machine load.
+
+ortools is imported only inside the functions that build or solve a model, so importing this
+module (and :mod:`llkgen.verify`) costs nothing when CP-SAT does not run.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Sequence
 
 from llkgen.board import Board, Cell, Rules
 from llkgen.grid import Grid, Lines
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget
+
+if TYPE_CHECKING:  # ortools costs 0.4-0.8 s to import: only the functions that solve load it
+    from ortools.sat.python import cp_model
 
 __all__ = ["build_model", "solve_model", "solve_cpsat", "budget_limits", "pair_shapes",
            "CpsatHandles", "CpsatResult", "NODES_PER_DET_SECOND", "DEFAULT_SEED"]
@@ -222,6 +226,8 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     model is the bare encoding, which the tests sweep too). ``hint``, a removal order (full or
     a prefix), becomes solution hints (see :func:`_add_hint`); hints steer the search and never
     change feasibility: no hinted value is ever fixed."""
+    from ortools.sat.python import cp_model
+
     if rules.gravity != "none":
         raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
     grid = Grid(board, rules)
@@ -343,6 +349,8 @@ def solve_model(model: cp_model.CpModel, handles: CpsatHandles, *, max_time: flo
     ``unknown`` (a limit was hit, never read as unsolvable); MODEL_INVALID raises
     ``RuntimeError`` (a bug in :func:`build_model`). With ``workers=1`` and no ``max_time`` the
     result is reproducible."""
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = workers
