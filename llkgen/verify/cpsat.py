@@ -159,24 +159,62 @@ def _probe_pairs(grid: Grid, pos: Sequence[int], pairs: Sequence[Pair]) -> list[
     them. The lock test is sound for any partner restriction that every real solution of the
     branch obeys, and every solution that uses ``P`` obeys this one; so no solution uses ``P``.
     Dropped pairs leave the partner lists of later probes, which stays sound for the same
-    reason (no solution uses them); passes repeat until nothing changes."""
+    reason (no solution uses them); passes repeat until nothing changes. Restricting partners
+    only ever locks more, so the pairs left are the same whatever the order of the probes.
+
+    Cost, not result:
+
+    * if the unrestricted lock test already locks a tile, every probe would, so every pair
+      goes at once;
+    * each probe replays the unrestricted test's deletion order as its hint
+      (:func:`~llkgen.verify.lock.locked_tiles`), and its partner lists differ from the shared
+      ones only around ``i`` and ``j``;
+    * a probe that passed is not run again while its deletion order uses no dropped pair: that
+      order is still a valid one under the narrower lists, and the fixpoint is unique, so the
+      probe would pass again.
+
+    Measured on six 8x10 to 12x12 boards with 2-4 types and 0-30% walls (CPU, best of two,
+    alternating with the plain version that rebuilt every partner list from scratch and ran
+    every probe on every pass): model building 2.2-6.7x faster, e.g. 2 types x 56 with 20%
+    walls, 2316 pairs, 2324 lock tests instead of 6952."""
     alive = list(pos)
     live = list(range(len(pairs)))
+    base: dict[int, list[int]] = {p: [] for p in pos}
+    pair_of: dict[tuple[int, int], int] = {}
+    for k, (i, j) in enumerate(pairs):
+        base[pos[i]].append(pos[j])
+        base[pos[j]].append(pos[i])
+        pair_of[pos[i], pos[j]] = pair_of[pos[j], pos[i]] = k
+    root: list = []
+    if locked_tiles(grid, alive, base, order=root):
+        return []
+    uses = [-1] * len(pairs)  # pairs the last passing probe's deletion order used, as a mask
+    dropped = 0
     changed = True
     while changed:
         changed = False
         for k in list(live):
-            partners: dict[int, list[int]] = {p: [] for p in pos}
+            if uses[k] >= 0 and not uses[k] & dropped:
+                continue
             i, j = pairs[k]
-            for m in live:
-                a, b = pairs[m]
-                if m != k and (a in (i, j) or b in (i, j)):
-                    continue
-                partners[pos[a]].append(pos[b])
-                partners[pos[b]].append(pos[a])
-            if locked_tiles(grid, alive, partners):
+            pi, pj = pos[i], pos[j]
+            partners = dict(base)
+            partners[pi], partners[pj] = [pj], [pi]
+            for q in base[pi] + base[pj]:
+                if q != pi and q != pj:
+                    partners[q] = [r for r in partners[q] if r != pi and r != pj]
+            order: list = []
+            if locked_tiles(grid, alive, partners, hint=root, order=order):
                 live.remove(k)
+                base[pi].remove(pj)
+                base[pj].remove(pi)
+                dropped |= 1 << k
                 changed = True
+            else:
+                mask = 0
+                for p, q, _ in order:
+                    mask |= 1 << pair_of[p, q]
+                uses[k] = mask
     return live
 
 
@@ -309,9 +347,8 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     blocked_by: list[set[int]] = []
     for k, sh in enumerate(shapes):
         near: set[int] = set()
-        if sh[0]:
-            for y in sorted(frozenset.union(*sh)):
-                near.update(incident[y])
+        for y in sh[0]:  # a blocker meets every shape, the first one too
+            near.update(incident[y])
         blockers = set()
         for q in sorted(near):
             qi, qj = pairs[q]
