@@ -7,11 +7,13 @@ gravity tiles move, so a tile's cell says nothing about where it will be.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from llkgen.board import EMPTY, WALL, Board, Cell, Rules
 from llkgen.grid import Grid, Lines, from_padded
+from llkgen.verify.verdict import OutOfBudget
 
 INF = 1 << 62
 """Capacity of an uncapacitated edge.  Finite cuts are far smaller (a board has
@@ -279,15 +281,27 @@ class _Order:
 
 class _Pairing:
     """Viable pairs of a gravity-free board, and the facts (``_Order``) that prune them.
-    Tiles are named by their padded index (:mod:`llkgen.grid`)."""
+    Tiles are named by their padded index (:mod:`llkgen.grid`). Past ``deadline`` (a
+    ``time.perf_counter()`` value) any method raises ``OutOfBudget("seconds")``; the clock
+    is read once per pair, per tile and per type, each a few milliseconds of work at most
+    even on a 64x64 board."""
 
-    def __init__(self, board: Board, rules: Rules):
+    def __init__(self, board: Board, rules: Rules, deadline: float | None = None):
+        self.deadline = deadline
         grid = Grid(board, rules)
         lines, self.w = Lines(grid), grid.w
         self.types = {kind: [grid.pos(c) for c in cells] for kind, cells in board.types().items()}
-        self.shapes = {(x, p): lines.tile_sets(x, p)
-                       for ids in self.types.values() for x in ids for p in ids if x < p}
+        self.shapes: dict[tuple[int, int], list[int]] = {}
+        for ids in self.types.values():
+            for i, x in enumerate(ids):
+                for p in ids[i + 1:]:
+                    self._tick()
+                    self.shapes[x, p] = lines.tile_sets(x, p)
         self.order = _Order([x for ids in self.types.values() for x in ids], self.w)
+
+    def _tick(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfBudget("seconds")
 
     def viable(self, x: int, p: int) -> list[int]:
         """The lines x..p the facts leave usable, as tile bitmasks ([] if x, p cannot pair)."""
@@ -303,6 +317,7 @@ class _Pairing:
             changed = False
             for ids in self.types.values():
                 for x in ids:
+                    self._tick()
                     options = [(p, ls) for p in ids if p != x for ls in [self.viable(x, p)] if ls]
                     if not options:
                         continue                    # reported by the matching step
@@ -317,16 +332,25 @@ class _Pairing:
 
     def matching_proof(self) -> Proof | None:
         for kind, ids in self.types.items():
-            adj = {x: [p for p in ids if p != x and self.viable(x, p)] for x in ids}
+            adj = {}
+            for x in ids:
+                self._tick()
+                adj[x] = [p for p in ids if p != x and self.viable(x, p)]
             proof = _odd_component(kind, adj, self.w) or _hall(kind, adj, self.w)
             if proof:
                 return dataclasses.replace(proof, facts=tuple(self.order.facts))
         return None
 
 
-def pairing_check(board: Board, rules: Rules) -> Proof | None:
+def pairing_check(board: Board, rules: Rules, *, deadline: float | None = None) -> Proof | None:
     """A proof that ``board`` can never be cleared, or ``None`` (which proves nothing).
     Gravity other than ``none``: always ``None`` (not applicable: tiles move).
+
+    ``deadline`` is a ``time.perf_counter()`` value: past it the check stops and returns
+    ``None``. That is sound, because only a proof is ever trusted and this is a pruning stage:
+    stopping early just proves less. The clock is read after every pair and every tile
+    examined, so the overrun is milliseconds (a pair's lines on a 64x64 board take well under
+    one).
 
     Soundness.  Fix any clearing sequence.  Tiles never move, so a cell that starts as a
     tile is empty exactly after that tile's step, and each step removes one pair.  When x
@@ -347,9 +371,12 @@ def pairing_check(board: Board, rules: Rules) -> Proof | None:
     """
     if rules.gravity != "none":
         return None
-    pairing = _Pairing(board, rules)
-    pairing.derive()
-    return pairing.matching_proof()
+    try:
+        pairing = _Pairing(board, rules, deadline)
+        pairing.derive()
+        return pairing.matching_proof()
+    except OutOfBudget:
+        return None
 
 
 def _bits(mask: int) -> list[int]:
@@ -404,7 +431,8 @@ def _hall(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
                  f"{len(ns)} tile(s)")
 
 
-def explain_locked(board: Board, rules: Rules, locked_cells) -> dict:
+def explain_locked(board: Board, rules: Rules, locked_cells, *,
+                   deadline: float | None = None) -> dict:
     """For a designer: what keeps each locked tile from linking, as JSON-ready data.
 
     For every locked tile, the partner of its type with the smallest ``bottleneck`` (ties:
@@ -412,23 +440,52 @@ def explain_locked(board: Board, rules: Rules, locked_cells) -> dict:
     ``[]`` when the pair is already joined by free cells and ``null`` when walls separate it.
     ``proof`` is ``pairing_check``'s proof, if any.  Under gravity nothing is computed and
     ``applicable`` is false.  Raises ``ValueError`` if a locked cell is not a tile.
+
+    ``complete`` is true when every locked tile was explained and the pairing check ran to
+    the end.  Past ``deadline`` (a ``time.perf_counter()`` value) it stops and returns what it
+    has: the types whose every locked tile was explained, ``proof`` null, ``complete`` false
+    and ``reason`` saying so.  The clock is read before each cut (one max-flow: about 0.1 s
+    on a 64x64 board) and throughout the pairing check.
     """
     if rules.gravity != "none":
-        return {"applicable": False, "reason": f"gravity {rules.gravity!r} moves tiles",
-                "types": [], "proof": None}
+        return {"applicable": False, "complete": True,
+                "reason": f"gravity {rules.gravity!r} moves tiles", "types": [], "proof": None}
     locked = sorted({_require_tile(board, cell, "locked cell") for cell in locked_cells})
+    kinds = sorted({board[cell] for cell in locked})
+
+    def stopped(done: list) -> dict:
+        return {"applicable": True, "complete": False,
+                "reason": f"time budget ran out: {len(done)} of {len(kinds)} locked types "
+                          "explained, no pairing proof", "types": done, "proof": None}
+
+    def late() -> bool:
+        return deadline is not None and time.perf_counter() > deadline
+
+    if late():
+        return stopped([])
     grid = _GridNetwork(board, rules)
     by_type = board.types()
     out = []
-    for kind in sorted({board[cell] for cell in locked}):
+    for kind in kinds:
         pairs, blockers = [], set()
         for a in (cell for cell in locked if board[cell] == kind):
-            options = [(grid.bottleneck(a, b), b) for b in by_type[kind] if b != a]
+            options = []
+            for b in by_type[kind]:
+                if b != a:
+                    if late():
+                        return stopped(out)
+                    options.append((grid.bottleneck(a, b), b))
             cut, b = min(options, key=lambda o: (o[0] is None, len(o[0] or ()), o[0] or (), o[1]))
             blockers.update(cut or ())
             pairs.append({"a": list(a), "b": list(b),
                           "bottleneck": None if cut is None else [list(c) for c in cut]})
         out.append({"type": kind, "blockers": [list(c) for c in sorted(blockers)], "pairs": pairs})
-    proof = pairing_check(board, rules)
-    return {"applicable": True, "reason": "", "types": out,
+    try:
+        pairing = _Pairing(board, rules, deadline)
+        pairing.derive()
+        proof = pairing.matching_proof()
+    except OutOfBudget:
+        return {**stopped(out), "reason": "time budget ran out during the pairing check: "
+                                          "every locked type explained, no pairing proof"}
+    return {"applicable": True, "complete": True, "reason": "", "types": out,
             "proof": None if proof is None else proof.to_json()}
