@@ -204,11 +204,19 @@ def solve(
     lv = load_level_ref(level)
     verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine.value)
     if verdict.proof is not None and verdict.proof.get("locked") and lv.rules.gravity == "none":
+        import time
+
         from llkgen.verify.flow import explain_locked
 
-        # For the designer: which tiles block each locked type (min vertex cuts).
-        verdict.proof["bottlenecks"] = explain_locked(
-            lv.board, lv.rules, [tuple(c) for c in verdict.proof["locked"]])["types"]
+        # For the designer: which tiles block each locked type (min vertex cuts), within what
+        # is left of --budget (verify's own time_ms says how much it used).
+        deadline = None if budget is None else (
+            time.perf_counter() + max(0.0, budget - verdict.stats.get("time_ms", 0.0) / 1000))
+        explained = explain_locked(lv.board, lv.rules, [tuple(c) for c in verdict.proof["locked"]],
+                                   deadline=deadline)
+        verdict.proof["bottlenecks"] = explained["types"]
+        if not explained["complete"]:
+            verdict.proof["bottlenecks_incomplete"] = explained["reason"]
     if as_json:
         _emit_json(verdict.to_json())
     else:

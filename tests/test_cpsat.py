@@ -23,11 +23,18 @@ import pytest
 from ortools.sat.python import cp_model
 
 from llkgen.board import Board, Rules
-from llkgen.grid import PAD, padded, to_padded
+from llkgen.grid import PAD, Grid, Lines, to_padded
 from llkgen.referee import replay
 from llkgen.verify import Budget
-from llkgen.verify.cpsat import (CpsatHandles, NODES_PER_DET_SECOND, budget_limits, build_model,
-                                 pair_shapes, solve_cpsat, solve_model)
+from llkgen.verify.cpsat import (
+    NODES_PER_DET_SECOND,
+    CpsatHandles,
+    budget_limits,
+    build_model,
+    pair_shapes,
+    solve_cpsat,
+    solve_model,
+)
 
 import oracle as O
 from strategies import grid_text, seeded_cases
@@ -126,14 +133,14 @@ def test_pair_shapes_match_oracle_paths():
     for grid, border, _ in seeded_cases(4404, 250, settle_prob=0.0, min_fill=0.7):
         board = Board.from_grid(grid)
         w = board.cols + 2 * PAD
-        g = padded(board, Rules(border=border))
+        lines = Lines(Grid(board, Rules(border=border)))
         cells = board.tiles()
         index = {to_padded(c, w): i for i, c in enumerate(cells)}
         for same in board.types().values():
             for i, a in enumerate(same):
                 for b in same[i + 1:]:
                     got = {frozenset(cells[k] for k in s)
-                           for s in pair_shapes(g, w, to_padded(a, w), to_padded(b, w), index)}
+                           for s in pair_shapes(lines, to_padded(a, w), to_padded(b, w), index)}
                     want = _oracle_minimal_sets(grid, border, a, b)
                     assert got == want, \
                         f"\n{grid_text(grid)}\nborder={border} pair {a}-{b}: {got} != {want}"

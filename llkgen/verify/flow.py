@@ -7,10 +7,13 @@ gravity tiles move, so a tile's cell says nothing about where it will be.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from llkgen.board import EMPTY, WALL, Board, Cell, Rules
+from llkgen.grid import Grid, Lines, from_padded
+from llkgen.verify.verdict import OutOfBudget
 
 INF = 1 << 62
 """Capacity of an uncapacitated edge.  Finite cuts are far smaller (a board has
@@ -217,74 +220,18 @@ class Proof:
                           for f, a, b in self.facts]}
 
 
-class _Lines:
-    """Every line of at most two turns, as a bitmask over board cells (bit ``r * cols + c``).
-
-    A line is a -> (r1, k) -> (r2, k) -> b or a -> (k, c1) -> (k, c2) -> b, segments
-    possibly empty, k on the ring (border) adding no board cells.  Segment masks are cached
-    per board: ~1300 pairs on a 10x16 board would otherwise rebuild them ~40000 times.
-    """
-
-    def __init__(self, board: Board, rules: Rules):
-        rows, cols = self.rows, self.cols = board.rows, board.cols
-        self.border = rules.border
-        self.tiles = sum(1 << i for i, v in enumerate(board.cells) if v > 0)
-        self.walls = sum(1 << i for i, v in enumerate(board.cells) if v == WALL)
-        self.col = [sum(1 << (r * cols + c) for r in range(rows)) for c in range(cols)]
-        self.row = [((1 << cols) - 1) << (r * cols) for r in range(rows)]
-        self.col_pre = [sum(self.col[:j]) for j in range(cols + 1)]
-        self._runs_cache: dict[tuple[int, int, bool], list[int]] = {}
-
-    def rows_band(self, lo: int, hi: int) -> int:
-        return (1 << ((hi + 1) * self.cols)) - (1 << (lo * self.cols))
-
-    def cols_band(self, lo: int, hi: int) -> int:
-        return self.col_pre[hi + 1] ^ self.col_pre[lo]
-
-    def runs(self, r: int, c: int, along_row: bool) -> list[int]:
-        """The cells from (r, c) to each (r, j), or to each (j, c)."""
-        key = (r, c, along_row)
-        if key not in self._runs_cache:
-            self._runs_cache[key] = (
-                [self.row[r] & self.cols_band(min(c, j), max(c, j)) for j in range(self.cols)]
-                if along_row else
-                [self.col[c] & self.rows_band(min(r, j), max(r, j)) for j in range(self.rows)])
-        return self._runs_cache[key]
-
-    def blockers(self, a: Cell, b: Cell) -> list[int]:
-        """The distinct tile sets inside the wall-free lines from a to b (ends excluded)."""
-        (r1, c1), (r2, c2) = a, b
-        lines = []
-        # Same-row ends use only the second family (the first folds back on itself),
-        # same-column ends only the first.
-        if r1 != r2:
-            s1, s2 = self.runs(r1, c1, True), self.runs(r2, c2, True)
-            band = self.rows_band(min(r1, r2), max(r1, r2))
-            lines += [s1[k] | s2[k] | (self.col[k] & band) for k in range(self.cols)]
-            if self.border:
-                lines += [s1[0] | s2[0], s1[-1] | s2[-1]]
-        if c1 != c2:
-            s1, s2 = self.runs(r1, c1, False), self.runs(r2, c2, False)
-            band = self.cols_band(min(c1, c2), max(c1, c2))
-            lines += [s1[k] | s2[k] | (self.row[k] & band) for k in range(self.rows)]
-            if self.border:
-                lines += [s1[0] | s2[0], s1[-1] | s2[-1]]
-        ends = (1 << (r1 * self.cols + c1)) | (1 << (r2 * self.cols + c2))
-        walls, tiles = self.walls & ~ends, self.tiles & ~ends
-        return sorted({m & tiles for m in lines if not m & walls})
-
-
 class _Order:
-    """Facts true in every clearing sequence of a gravity-free board, over tile ids
-    (``r * cols + c``).  ``group[x]``: bitmask of the tiles removed in x's step (x, or x and
-    its partner).  ``after[x]``: tiles removed strictly later than x; transitively closed,
-    the same for both tiles of a group, and always a union of whole groups.
+    """Facts true in every clearing sequence of a gravity-free board, over tile ids (padded
+    indices, as in :mod:`llkgen.grid`).  ``group[x]``: bitmask of the tiles removed in x's
+    step (x, or x and its partner).  ``after[x]``: tiles removed strictly later than x;
+    transitively closed, the same for both tiles of a group, and always a union of whole
+    groups.
     """
 
-    def __init__(self, ids: list[int], cols: int):
+    def __init__(self, ids: list[int], w: int):
         self.group = {x: 1 << x for x in ids}
         self.after = {x: 0 for x in ids}
-        self.cols = cols
+        self.w = w
         self.facts: list[tuple[str, tuple[Cell, ...], tuple[Cell, ...]]] = []
 
     def may_pair(self, x: int, p: int) -> bool:
@@ -304,7 +251,7 @@ class _Order:
         and after-set (and ``same_step`` pairs that ``may_pair``), so no fact ever closes a
         cycle: a contradiction shows up instead as a tile with no viable partner."""
         gy, gain = self.group[y], self.group[x] | self.after[x]
-        self.facts.append(("before", _cells(_bits(gy), self.cols), (divmod(x, self.cols),)))
+        self.facts.append(("before", _cells(_bits(gy), self.w), (from_padded(x, self.w),)))
         for z in self.after:
             if self.group[z] & gy or self.after[z] & gy:
                 self.after[z] |= gain
@@ -324,7 +271,7 @@ class _Order:
 
     def same_step(self, x: int, p: int) -> None:
         both, later = self.group[x] | self.group[p], self.after[x] | self.after[p]
-        self.facts.append(("same-step", _cells((x, p), self.cols), ()))
+        self.facts.append(("same-step", _cells((x, p), self.w), ()))
         for z in self.after:
             if both >> z & 1:
                 self.group[z], self.after[z] = both, later
@@ -333,15 +280,28 @@ class _Order:
 
 
 class _Pairing:
-    """Viable pairs of a gravity-free board, and the facts (``_Order``) that prune them."""
+    """Viable pairs of a gravity-free board, and the facts (``_Order``) that prune them.
+    Tiles are named by their padded index (:mod:`llkgen.grid`). Past ``deadline`` (a
+    ``time.perf_counter()`` value) any method raises ``OutOfBudget("seconds")``; the clock
+    is read once per pair, per tile and per type, each a few milliseconds of work at most
+    even on a 64x64 board."""
 
-    def __init__(self, board: Board, rules: Rules):
-        lines, self.cols = _Lines(board, rules), board.cols
-        self.types = {kind: [r * self.cols + c for r, c in cells]
-                      for kind, cells in board.types().items()}
-        self.shapes = {(x, p): lines.blockers(divmod(x, self.cols), divmod(p, self.cols))
-                       for ids in self.types.values() for x in ids for p in ids if x < p}
-        self.order = _Order([x for ids in self.types.values() for x in ids], self.cols)
+    def __init__(self, board: Board, rules: Rules, deadline: float | None = None):
+        self.deadline = deadline
+        grid = Grid(board, rules)
+        lines, self.w = Lines(grid), grid.w
+        self.types = {kind: [grid.pos(c) for c in cells] for kind, cells in board.types().items()}
+        self.shapes: dict[tuple[int, int], list[int]] = {}
+        for ids in self.types.values():
+            for i, x in enumerate(ids):
+                for p in ids[i + 1:]:
+                    self._tick()
+                    self.shapes[x, p] = lines.tile_sets(x, p)
+        self.order = _Order([x for ids in self.types.values() for x in ids], self.w)
+
+    def _tick(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfBudget("seconds")
 
     def viable(self, x: int, p: int) -> list[int]:
         """The lines x..p the facts leave usable, as tile bitmasks ([] if x, p cannot pair)."""
@@ -357,6 +317,7 @@ class _Pairing:
             changed = False
             for ids in self.types.values():
                 for x in ids:
+                    self._tick()
                     options = [(p, ls) for p in ids if p != x for ls in [self.viable(x, p)] if ls]
                     if not options:
                         continue                    # reported by the matching step
@@ -371,16 +332,25 @@ class _Pairing:
 
     def matching_proof(self) -> Proof | None:
         for kind, ids in self.types.items():
-            adj = {x: [p for p in ids if p != x and self.viable(x, p)] for x in ids}
-            proof = _odd_component(kind, adj, self.cols) or _hall(kind, adj, self.cols)
+            adj = {}
+            for x in ids:
+                self._tick()
+                adj[x] = [p for p in ids if p != x and self.viable(x, p)]
+            proof = _odd_component(kind, adj, self.w) or _hall(kind, adj, self.w)
             if proof:
                 return dataclasses.replace(proof, facts=tuple(self.order.facts))
         return None
 
 
-def pairing_check(board: Board, rules: Rules) -> Proof | None:
+def pairing_check(board: Board, rules: Rules, *, deadline: float | None = None) -> Proof | None:
     """A proof that ``board`` can never be cleared, or ``None`` (which proves nothing).
     Gravity other than ``none``: always ``None`` (not applicable: tiles move).
+
+    ``deadline`` is a ``time.perf_counter()`` value: past it the check stops and returns
+    ``None``. That is sound, because only a proof is ever trusted and this is a pruning stage:
+    stopping early just proves less. The clock is read after every pair and every tile
+    examined, so the overrun is milliseconds (a pair's lines on a 64x64 board take well under
+    one).
 
     Soundness.  Fix any clearing sequence.  Tiles never move, so a cell that starts as a
     tile is empty exactly after that tile's step, and each step removes one pair.  When x
@@ -401,9 +371,12 @@ def pairing_check(board: Board, rules: Rules) -> Proof | None:
     """
     if rules.gravity != "none":
         return None
-    pairing = _Pairing(board, rules)
-    pairing.derive()
-    return pairing.matching_proof()
+    try:
+        pairing = _Pairing(board, rules, deadline)
+        pairing.derive()
+        return pairing.matching_proof()
+    except OutOfBudget:
+        return None
 
 
 def _bits(mask: int) -> list[int]:
@@ -414,11 +387,11 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def _cells(ids, cols: int) -> tuple[Cell, ...]:
-    return tuple(sorted(divmod(i, cols) for i in ids))
+def _cells(ids, w: int) -> tuple[Cell, ...]:
+    return tuple(sorted(from_padded(i, w) for i in ids))
 
 
-def _odd_component(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
+def _odd_component(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
     seen: set[int] = set()
     for start in adj:
         if start in seen:
@@ -431,13 +404,13 @@ def _odd_component(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | N
                     seen.add(v)
                     comp.append(v)
         if len(comp) % 2:
-            return Proof("odd-component", kind, _cells(comp, cols), (),
+            return Proof("odd-component", kind, _cells(comp, w), (),
                          f"{len(comp)} tile(s) of type {kind} can only ever pair among "
                          f"themselves: an odd number")
     return None
 
 
-def _hall(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
+def _hall(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
     ids = list(adj)
     n = len(ids)
     pos = {x: i for i, x in enumerate(ids)}
@@ -453,12 +426,13 @@ def _hall(kind: int, adj: dict[int, list[int]], cols: int) -> Proof | None:
     side = res.source_side
     xs = [ids[v - 2] for v in side if 2 <= v < 2 + n]
     ns = [ids[v - 2 - n] for v in side if v >= 2 + n]
-    return Proof("hall", kind, _cells(xs, cols), _cells(ns, cols),
+    return Proof("hall", kind, _cells(xs, w), _cells(ns, w),
                  f"{len(xs)} tiles of type {kind} can only ever pair with these "
                  f"{len(ns)} tile(s)")
 
 
-def explain_locked(board: Board, rules: Rules, locked_cells) -> dict:
+def explain_locked(board: Board, rules: Rules, locked_cells, *,
+                   deadline: float | None = None) -> dict:
     """For a designer: what keeps each locked tile from linking, as JSON-ready data.
 
     For every locked tile, the partner of its type with the smallest ``bottleneck`` (ties:
@@ -466,23 +440,52 @@ def explain_locked(board: Board, rules: Rules, locked_cells) -> dict:
     ``[]`` when the pair is already joined by free cells and ``null`` when walls separate it.
     ``proof`` is ``pairing_check``'s proof, if any.  Under gravity nothing is computed and
     ``applicable`` is false.  Raises ``ValueError`` if a locked cell is not a tile.
+
+    ``complete`` is true when every locked tile was explained and the pairing check ran to
+    the end.  Past ``deadline`` (a ``time.perf_counter()`` value) it stops and returns what it
+    has: the types whose every locked tile was explained, ``proof`` null, ``complete`` false
+    and ``reason`` saying so.  The clock is read before each cut (one max-flow: about 0.1 s
+    on a 64x64 board) and throughout the pairing check.
     """
     if rules.gravity != "none":
-        return {"applicable": False, "reason": f"gravity {rules.gravity!r} moves tiles",
-                "types": [], "proof": None}
+        return {"applicable": False, "complete": True,
+                "reason": f"gravity {rules.gravity!r} moves tiles", "types": [], "proof": None}
     locked = sorted({_require_tile(board, cell, "locked cell") for cell in locked_cells})
+    kinds = sorted({board[cell] for cell in locked})
+
+    def stopped(done: list) -> dict:
+        return {"applicable": True, "complete": False,
+                "reason": f"time budget ran out: {len(done)} of {len(kinds)} locked types "
+                          "explained, no pairing proof", "types": done, "proof": None}
+
+    def late() -> bool:
+        return deadline is not None and time.perf_counter() > deadline
+
+    if late():
+        return stopped([])
     grid = _GridNetwork(board, rules)
     by_type = board.types()
     out = []
-    for kind in sorted({board[cell] for cell in locked}):
+    for kind in kinds:
         pairs, blockers = [], set()
         for a in (cell for cell in locked if board[cell] == kind):
-            options = [(grid.bottleneck(a, b), b) for b in by_type[kind] if b != a]
+            options = []
+            for b in by_type[kind]:
+                if b != a:
+                    if late():
+                        return stopped(out)
+                    options.append((grid.bottleneck(a, b), b))
             cut, b = min(options, key=lambda o: (o[0] is None, len(o[0] or ()), o[0] or (), o[1]))
             blockers.update(cut or ())
             pairs.append({"a": list(a), "b": list(b),
                           "bottleneck": None if cut is None else [list(c) for c in cut]})
         out.append({"type": kind, "blockers": [list(c) for c in sorted(blockers)], "pairs": pairs})
-    proof = pairing_check(board, rules)
-    return {"applicable": True, "reason": "", "types": out,
+    try:
+        pairing = _Pairing(board, rules, deadline)
+        pairing.derive()
+        proof = pairing.matching_proof()
+    except OutOfBudget:
+        return {**stopped(out), "reason": "time budget ran out during the pairing check: "
+                                          "every locked type explained, no pairing proof"}
+    return {"applicable": True, "complete": True, "reason": "", "types": out,
             "proof": None if proof is None else proof.to_json()}
