@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
-from llkgen.board import WALL, Board, Rules
-from llkgen.grid import Grid, from_padded
+from llkgen.board import WALL, Board, Cell, Rules
+from llkgen.grid import Grid
 from llkgen.path import Move
 from llkgen.referee import replay
 from llkgen.verify.baseline import BaselineSearch
-from llkgen.verify.cpsat import solve_cpsat
 from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles, root_partners
 from llkgen.verify.movesearch import MoveSearch
@@ -42,21 +43,15 @@ __all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "
 
 ENGINES = ("auto", "search", "cpsat", "baseline")
 
+#: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
+#: above this many tiles it is skipped. It is a pruning stage only, so skipping it is sound.
+PAIRING_CHECK_MAX_TILES = 200
+
+Order = list[tuple[Cell, Cell]]
+
 
 class WitnessRejected(AssertionError):
     """A solver produced a removal order the referee refused: always a bug in llkgen."""
-
-
-def _finish(board: Board, rules: Rules, status: str, order, reason: str, proof, stats: dict,
-            start: float) -> Verdict:
-    stats["time_ms"] = round((time.perf_counter() - start) * 1000, 3)
-    if status != SOLVABLE:
-        return Verdict(status, [], reason, proof, stats)
-    result = replay(board, rules, order)
-    if not (result.ok and result.cleared):
-        raise WitnessRejected(f"internal error: witness refused by the referee: {result.describe()}")
-    moves = [Move(tuple(a), tuple(b), path) for (a, b), path in zip(order, result.paths)]
-    return Verdict(SOLVABLE, moves, reason, None, stats)
 
 
 def root_lock(board: Board, rules: Rules, deadline: float | None = None) -> list[tuple[int, int]]:
@@ -66,14 +61,9 @@ def root_lock(board: Board, rules: Rules, deadline: float | None = None) -> list
     return sorted(grid.cell(p) for p in locked_tiles(grid, alive, partners, deadline=deadline))
 
 
-#: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
-#: above this many tiles it is skipped. It is a pruning stage only, so skipping it is sound.
-PAIRING_CHECK_MAX_TILES = 200
-
-
 @contextmanager
-def _deep_recursion(limit: int = 20_000):
-    """The searches recurse once per pair played (at most 2048 on a 64x64 board)."""
+def _deep_recursion(limit: int = 20_000) -> Iterator[None]:
+    """The pairing search recurses once per pair played (at most 2048 on a 64x64 board)."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, limit))
     try:
@@ -98,138 +88,163 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
     comes from the search and the witness from the referee."""
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
-    start = time.perf_counter()
+    run = _Run(board, rules, budget, engine, hint or [])
     with _deep_recursion():
-        return _verify(board, rules, budget, engine, hint or [], start)
+        return run.verify()
 
 
-def _verify(board: Board, rules: Rules, budget: Budget, engine: str, hint: list, start: float) -> Verdict:
-    stats: dict = {"nodes": 0}
-    if board.is_cleared():
-        stats["stage"] = "trivial"
-        return _finish(board, rules, SOLVABLE, [], "the board has no tiles", None, stats, start)
-    w = board.cols + 4
-    prefer = [((a[0] + 2) * w + a[1] + 2, (b[0] + 2) * w + b[1] + 2) for a, b in hint
-              if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
-    no_gravity = rules.gravity == "none"
-    ours = engine in ("auto", "search")  # the cpsat and baseline engines run alone
+@dataclass
+class _Run:
+    """One call of :func:`verify`: its inputs, the clock, and the stats the verdict carries."""
 
-    if ours and no_gravity:
-        deadline = None if budget.seconds is None else start + budget.seconds
+    board: Board
+    rules: Rules
+    budget: Budget
+    engine: str
+    hint: list
+    start: float = field(default_factory=time.perf_counter)
+    stats: dict = field(default_factory=lambda: {"nodes": 0})
+
+    @property
+    def deadline(self) -> float | None:
+        return None if self.budget.seconds is None else self.start + self.budget.seconds
+
+    def verify(self) -> Verdict:
+        board, rules, engine = self.board, self.rules, self.engine
+        if board.is_cleared():
+            self.stats["stage"] = "trivial"
+            return self.solvable([], "the board has no tiles")
+        if engine == "baseline":
+            return self.search(BaselineSearch(board, rules, self.budget, start=self.start), "baseline-search")
+        if rules.gravity != "none":
+            return self.search(MoveSearch(board, rules, self.budget, start=self.start, prefer=self.hint),
+                               "move-search")
+        if engine == "cpsat":
+            return self.cpsat()
+        return self.lock_test() or self.flow_check() or self.pairing_search()
+
+    # -- stages (no gravity) ------------------------------------------------------------------
+    def lock_test(self) -> Verdict | None:
         try:
-            locked = root_lock(board, rules, deadline)
+            locked = root_lock(self.board, self.rules, self.deadline)
         except OutOfBudget:
-            return _unknown(board, rules, budget, "seconds", "lock-test", 0, stats, start)
-        if locked:
-            stats["stage"] = "lock-test"
-            proof = {"argument": "lock-test", "locked": [list(c) for c in locked]}
-            return _finish(board, rules, UNSOLVABLE, None,
-                           f"{len(locked)} tiles can never be removed, even if every other "
-                           "tile that could ever link were gone (lock test)", proof, stats, start)
+            return self.unknown("seconds", "lock-test", 0)
+        if not locked:
+            return None
+        self.stats["stage"] = "lock-test"
+        return self.unsolvable(f"{len(locked)} tiles can never be removed, even if every other tile "
+                               "that could ever link were gone (lock test)",
+                               {"argument": "lock-test", "locked": [list(c) for c in locked]})
 
-    if (ours and no_gravity and WALL in board.cells
-            and board.tile_count <= PAIRING_CHECK_MAX_TILES):
+    def flow_check(self) -> Verdict | None:
         # Walls never go away, so some pairs can never link at all; the flow-based pairing
         # check proves a type unpairable. Without walls it never fired on 10x16 boards (and
         # costs ~35 ms there), so it only runs when the board has walls.
-        proof = pairing_check(board, rules)
-        if proof is not None:
-            stats["stage"] = "flow-pairing"
-            return _finish(board, rules, UNSOLVABLE, None, proof.reason,
-                           {"argument": "pairing-check", **proof.to_json()}, stats, start)
+        if WALL not in self.board.cells or self.board.tile_count > PAIRING_CHECK_MAX_TILES:
+            return None
+        proof = pairing_check(self.board, self.rules, deadline=self.deadline)
+        if proof is None:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                return self.unknown("seconds", "flow-pairing", 0)
+            return None
+        self.stats["stage"] = "flow-pairing"
+        return self.unsolvable(proof.reason, {"argument": "pairing-check", **proof.to_json()})
 
-    if engine == "cpsat" and no_gravity:
-        return _verify_cpsat(board, rules, budget, hint, stats, start)
-
-    remaining = budget
-    dead: set[bytes] = set()
-    if ours and no_gravity:
-        # A quick dive: the same exact search, lock test at every node but no probing, under
-        # a small node budget. Most solvable boards fall to it before probing would have
-        # paid for itself; if it finishes without a witness, that is an exhaustive search
-        # too. Its table of dead nodes carries over to the full search (each entry is a
-        # proof). Measured on 40 seeded 10x16 boards, CPU time, dives interleaved: no dive
-        # p50 86 ms; a dive without the lock test, a quarter of the tiles long, or half
-        # p50 64-65 ms; a tenth too short (p50 134 ms).
+    def pairing_search(self) -> Verdict:
+        # A quick dive: the same exact search, lock test at every node but no probing, under a
+        # small node budget. Most solvable boards fall to it before probing would have paid for
+        # itself; if it finishes without a witness, that is an exhaustive search too. Its table
+        # of dead nodes carries over to the full search (each entry is a proof). Measured on 40
+        # seeded 10x16 boards, CPU time, interleaved: no dive p50 86 ms; a dive without the
+        # lock test 109 ms; with it, a quarter or half of the tiles long, 64-65 ms; a tenth,
+        # too short, 134 ms.
+        board, rules, budget = self.board, self.rules, self.budget
+        w = board.cols + 4
+        prefer = [((a[0] + 2) * w + a[1] + 2, (b[0] + 2) * w + b[1] + 2) for a, b in self.hint
+                  if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
         dive_nodes = board.tile_count // 4 + 8
         if budget.nodes is not None:
             dive_nodes = min(dive_nodes, budget.nodes)
-        dive = PairingSearch(board, rules, Budget(nodes=dive_nodes, seconds=budget.seconds), start=start,
-                             probe=False, prefer=prefer)
+        dive = PairingSearch(board, rules, Budget(nodes=dive_nodes, seconds=budget.seconds),
+                             start=self.start, probe=False, prefer=prefer)
         try:
-            order = dive.search()
-            finished = True
+            found = dive.search()
         except OutOfBudget as e:
-            order, finished = None, False
             if e.which == "seconds":
-                return _unknown(board, rules, budget, e.which, "quick dive", dive.nodes, stats, start)
-        stats["dive_nodes"] = dive.nodes
-        if finished:
-            return _decided(board, rules, dive, order, "dive", dive.nodes, stats, start)
-        dead = dive.dead
-        if budget.nodes is not None:
-            remaining = Budget(nodes=max(0, budget.nodes - dive.nodes), seconds=budget.seconds)
+                return self.unknown("seconds", "quick dive", dive.nodes)
+        else:
+            return self.decided(dive.cells(found) if found is not None else None, "dive", dive.nodes)
+        self.stats["dive_nodes"] = dive.nodes
+        rest = budget if budget.nodes is None else Budget(nodes=max(0, budget.nodes - dive.nodes),
+                                                         seconds=budget.seconds)
+        search = PairingSearch(board, rules, rest, start=self.start, prefer=prefer, dead=dive.dead)
+        verdict = self.search(search, "pairing-search", spent=dive.nodes)
+        self.stats["lock_prunes"] = search.lock_prunes
+        return verdict
 
-    solver: BaselineSearch | PairingSearch | MoveSearch
-    if engine == "baseline":
-        solver = BaselineSearch(board, rules, remaining, start=start)
-        stage = "baseline-search"
-    elif no_gravity:
-        solver = PairingSearch(board, rules, remaining, start=start, prefer=prefer, dead=dead)
-        stage = "pairing-search"
-    else:
-        solver = MoveSearch(board, rules, remaining, start=start, prefer=hint)
-        stage = "move-search"
-    spent = stats.get("dive_nodes", 0)
-    try:
-        order = solver.search()
-    except OutOfBudget as e:
-        return _unknown(board, rules, budget, e.which, stage, spent + solver.nodes, stats, start)
-    stats["dead_boards"] = len(solver.dead)
-    if isinstance(solver, PairingSearch):
-        stats["lock_prunes"] = solver.lock_prunes
-    return _decided(board, rules, solver, order, stage, spent + solver.nodes, stats, start)
+    def cpsat(self) -> Verdict:
+        """The CP-SAT model alone. Its solution is replayed like any witness; INFEASIBLE of
+        the exact model is the proof; a limit reached is unknown. ortools is imported here
+        and nowhere else on the way: it costs a fraction of a second to load."""
+        from llkgen.verify.cpsat import solve_cpsat
 
+        status, order, cstats = solve_cpsat(self.board, self.rules, self.budget, hint=self.hint or None,
+                                            deadline=self.deadline)
+        nodes = int(cstats.get("branches", 0))
+        self.stats.update(stage="cpsat", nodes=nodes, cpsat=cstats)
+        if status == SOLVABLE and order is not None:
+            return self.solvable(order, f"cleared in {len(order)} moves (CP-SAT model, "
+                                        f"{cstats.get('cpsat_status')}); the witness replays")
+        if status == UNSOLVABLE:
+            model = {k: cstats[k] for k in ("vars", "constraints") if k in cstats}
+            return self.unsolvable("the CP-SAT model of the elimination order is infeasible: no pairing, "
+                                   "path choice and removal order clears the board",
+                                   {"argument": "cpsat-infeasible", "model": model})
+        return self.unknown("seconds" if cstats.get("stopped_by") == "time" else "nodes", "cpsat", nodes)
 
-def _verify_cpsat(board: Board, rules: Rules, budget: Budget, hint: list, stats: dict,
-                  start: float) -> Verdict:
-    """The CP-SAT model alone (gravity none). Its solution is replayed like any witness;
-    INFEASIBLE of the exact model is the proof; a limit reached is unknown."""
-    status, order, cstats = solve_cpsat(board, rules, budget, hint=hint or None)
-    stats.update(stage="cpsat", nodes=int(cstats.get("branches", 0)), cpsat=cstats)
-    if status == SOLVABLE:
-        return _finish(board, rules, SOLVABLE, order,
-                       f"cleared in {len(order)} moves (CP-SAT model, {cstats.get('cpsat_status')}); "
-                       "the witness replays", None, stats, start)
-    if status == UNSOLVABLE:
-        proof = {"argument": "cpsat-infeasible",
-                 "model": {k: cstats[k] for k in ("vars", "constraints") if k in cstats}}
-        return _finish(board, rules, UNSOLVABLE, None,
-                       "the CP-SAT model of the elimination order is infeasible: no pairing, path "
-                       "choice and removal order clears the board", proof, stats, start)
-    which = "seconds" if budget.seconds is not None and cstats.get("stopped_by") == "time" else "nodes"
-    return _unknown(board, rules, budget, which, "cpsat", stats["nodes"], stats, start)
+    # -- verdicts -----------------------------------------------------------------------------
+    def search(self, solver: BaselineSearch | PairingSearch | MoveSearch, stage: str, spent: int = 0) -> Verdict:
+        """Run an exact search to a verdict: its witness, an exhaustive failure, or unknown."""
+        order: Order | None
+        try:
+            if isinstance(solver, PairingSearch):
+                pairs = solver.search()
+                order = None if pairs is None else solver.cells(pairs)
+            else:
+                order = solver.search()
+        except OutOfBudget as e:
+            return self.unknown(e.which, stage, spent + solver.nodes)
+        self.stats["dead_boards"] = len(solver.dead)
+        return self.decided(order, stage, spent + solver.nodes)
 
+    def decided(self, order: Order | None, stage: str, nodes: int) -> Verdict:
+        """A finished search: its witness (replayed) or, exhaustive and empty-handed, a proof."""
+        self.stats.update(stage=stage, nodes=nodes)
+        if order is None:
+            return self.unsolvable(f"every line of play was explored ({stage}, {nodes} nodes) and none "
+                                   "clears the board",
+                                   {"argument": "exhaustive-search", "engine": stage, "nodes": nodes})
+        return self.solvable(order, f"cleared in {len(order)} moves ({stage}, {nodes} nodes); "
+                                    "the witness replays")
 
-def _unknown(board, rules, budget: Budget, which: str, stage: str, nodes: int, stats: dict,
-             start: float) -> Verdict:
-    stats.update(stage=stage, nodes=nodes)
-    limit = f"node budget ({budget.nodes})" if which == "nodes" else f"time budget ({budget.seconds} s)"
-    return _finish(board, rules, UNKNOWN, None, f"undecided: the {limit} ran out during the {stage}",
-                   {"budget": which}, stats, start)
+    def unknown(self, which: str, stage: str, nodes: int) -> Verdict:
+        self.stats.update(stage=stage, nodes=nodes)
+        budget = self.budget
+        limit = f"node budget ({budget.nodes})" if which == "nodes" else f"time budget ({budget.seconds} s)"
+        return self.done(Verdict(UNKNOWN, [], f"undecided: the {limit} ran out during the {stage}",
+                                 {"budget": which}, self.stats))
 
+    def unsolvable(self, reason: str, proof: dict) -> Verdict:
+        return self.done(Verdict(UNSOLVABLE, [], reason, proof, self.stats))
 
-def _decided(board, rules, solver, order, stage: str, nodes: int, stats: dict, start: float) -> Verdict:
-    """Turn a finished search into a verdict: its order (replayed in _finish) or, when it was
-    exhaustive and found none, an unsolvable proof."""
-    stats.update(stage=stage, nodes=nodes)
-    if order is not None and isinstance(solver, PairingSearch):
-        order = [(from_padded(p, solver.w), from_padded(q, solver.w)) for p, q in order]
-    if order is None:
-        proof = {"argument": "exhaustive-search", "engine": stage, "nodes": nodes}
-        return _finish(board, rules, UNSOLVABLE, None,
-                       f"every line of play was explored ({stage}, {nodes} nodes) and none clears the board",
-                       proof, stats, start)
-    return _finish(board, rules, SOLVABLE, order,
-                   f"cleared in {len(order)} moves ({stage}, {nodes} nodes); the witness replays",
-                   None, stats, start)
+    def solvable(self, order: Order, reason: str) -> Verdict:
+        """The witness becomes a verdict only once the referee has replayed it."""
+        result = replay(self.board, self.rules, order)
+        if not (result.ok and result.cleared):
+            raise WitnessRejected(f"internal error: witness refused by the referee: {result.describe()}")
+        moves = [Move(a, b, path) for (a, b), path in zip(order, result.paths)]
+        return self.done(Verdict(SOLVABLE, moves, reason, None, self.stats))
+
+    def done(self, verdict: Verdict) -> Verdict:
+        self.stats["time_ms"] = round((time.perf_counter() - self.start) * 1000, 3)
+        return verdict

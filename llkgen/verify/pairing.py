@@ -33,7 +33,7 @@ from array import array
 from bisect import insort
 from typing import Iterable, Iterator, Sequence
 
-from llkgen.board import Board, Rules
+from llkgen.board import Board, Cell, Rules
 from llkgen.grid import Grid
 from llkgen.verify.lock import OrderWalk, Relaxation, Step, locked_tiles
 from llkgen.verify.verdict import Budget, OutOfBudget
@@ -406,6 +406,11 @@ class PairingSearch:
         # A node costs milliseconds here, so reading the clock at every node is free.
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")
+
+    def cells(self, order: Sequence[Pair]) -> list[tuple[Cell, Cell]]:
+        """A removal order of padded positions as board cells."""
+        cell = self.grid.cell
+        return [(cell(p), cell(q)) for p, q in order]
 
     def search(self) -> list[Pair] | None:
         if self._solve((), self.probe_root, self.types):
