@@ -42,7 +42,7 @@ def accelerator() -> list:
 
         # The build environment holds no stubs for the dependencies (ortools, numpy, yaml):
         # those imports type as Any, which changes nothing in the compiled modules.
-        modules = mypycify([*ACCELERATED, "--ignore-missing-imports"], opt_level="3")
+        modules = mypycify([*ACCELERATED, "--ignore-missing-imports"], opt_level="3", group_name="llkgen")
     except (Exception, SystemExit) as e:  # no mypyc, or it refuses a module: stay pure Python
         print(f"llkgen: building without the compiled accelerator: {e!r}", file=sys.stderr)
         return []

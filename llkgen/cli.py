@@ -59,7 +59,10 @@ class Engine(str, Enum):
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"llkgen {__version__}")
+        from llkgen import grid
+
+        core = "pure Python" if grid.__file__.endswith(".py") else "compiled"
+        typer.echo(f"llkgen {__version__} (search core: {core})")
         raise typer.Exit()
 
 
