@@ -16,13 +16,15 @@ figure against plain baselines in the same run.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import sys
 import time
 from collections import deque
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if importlib.util.find_spec("llkgen") is None:  # not installed: use the source tree
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from llkgen.board import Board, Rules  # noqa: E402
 from llkgen.grid import Grid  # noqa: E402

@@ -32,6 +32,7 @@ Times are wall-clock on whatever machine runs it; the boards are the same everyw
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import random
@@ -40,8 +41,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if importlib.util.find_spec("llkgen") is None:  # not installed: use the source tree
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import llkgen.grid  # noqa: E402
 from llkgen.board import Board, Rules  # noqa: E402
 from llkgen.playout import Playout  # noqa: E402
 from llkgen.verify import Budget, verify  # noqa: E402
@@ -181,7 +184,9 @@ def main() -> None:
             else:
                 ratio_lines.append(f"| {name} | 0 | | | | {ms(all_ours)} / {ms(all_base)} | {lost} |")
     load1 = os.getloadavg()[0]
-    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+    core = "pure Python" if llkgen.grid.__file__.endswith(".py") else "compiled"
+    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+             f"search core {core}; "
              f"load average {load0:.1f} at the start, {load1:.1f} at the end; "
              f"{args.budget:g} s budget per board and engine" + (f", {args.nodes} nodes" if args.nodes else "") + ".",
              "", *counts_lines, "", "Speed against the baseline:", "", *ratio_lines, "",
