@@ -206,6 +206,22 @@ def test_clearing_a_type_from_the_top_keeps_solvable_gravity_boards_solvable():
     assert fired > 500
 
 
+def test_move_search_race_and_restarts_agree_with_brute_force(monkeypatch):
+    """With no head start and turns of one node, every line of the race and the restarts
+    take part on small boards; the verdict must still be brute force's, the witness must
+    replay, and the search must stay complete."""
+    import llkgen.verify.movesearch as movesearch
+
+    monkeypatch.setattr(movesearch, "SLICE", 1)
+    for board, rules in _settled_gravity_cases(20261203, 800):
+        truth = brute_solve(board.grid(), rules.border, rules.gravity)
+        found = MoveSearch(board, rules, Budget(nodes=None), dive=0).search()
+        assert (found is not None) == truth, f"{board}\n{rules}"
+        if found is not None:
+            res = replay(board, rules, found)
+            assert res.ok and res.cleared
+
+
 def test_move_search_with_and_without_the_rule_agree_with_brute_force():
     for board, rules in _settled_gravity_cases(20261202, 1200):
         truth = brute_solve(board.grid(), rules.border, rules.gravity)

@@ -190,11 +190,13 @@ class MoveSearch:
     ``None`` after an exhaustive search; a budget running out raises :class:`OutOfBudget`.
 
     ``orderings`` (default: all of :data:`ORDERINGS`) are raced as described in the module
-    docstring; ``safe=False`` turns the clear-from-the-top rule off (for the tests)."""
+    docstring; ``dive`` is the first order's head start in nodes (default: half the tiles,
+    plus 8); ``safe=False`` turns the clear-from-the-top rule off. The last two are for the
+    tests, which reach the race and the restarts on small boards with them."""
 
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
                  prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
-                 safe: bool = True):
+                 safe: bool = True, dive: int | None = None):
         self.root = Grid(board, rules)
         self.safe = safe
         self.dead: set[bytes] = set()
@@ -208,6 +210,7 @@ class MoveSearch:
         for p in root.cells:
             self.depth[p] = rules.gravity.depth(root.cell(p), rows, cols)
         self.orderings = orderings
+        self.dive = board.tile_count // 2 + 8 if dive is None else dive
         # A removal order to try first (a generator's construction; cells as at each step),
         # in the first ordering's line: followed while that line's path is a prefix of it.
         self.prefer = [tuple(sorted((root.pos(a), root.pos(b)))) for a, b in (prefer or [])]
@@ -296,7 +299,7 @@ class MoveSearch:
             first.line_of.append(lines[0])  # type: ignore[attr-defined]
         lines += [_Line(self, self._order(name)) for name in self.orderings[1:]]
         # The first order alone for a dive as long as a clearing without backtracking.
-        dive = self.root.to_board().tile_count // 2 + 8
+        dive = self.dive
         for _ in range(dive):
             done = lines[0].step()
             if done is not None:
@@ -315,7 +318,7 @@ class MoveSearch:
             if restart is None or allowance <= 0:
                 seed += 1
                 restart = _Line(self, self._order(self.orderings[0], seed))
-                allowance = dive * next(luby)
+                allowance = max(dive, 1) * next(luby)
             for _ in range(min(SLICE, allowance)):
                 allowance -= 1
                 done = restart.step()
