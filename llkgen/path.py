@@ -129,10 +129,13 @@ def find_path(board: Board, a: Cell, b: Cell, rules: Rules) -> list[Cell] | None
     if a == b or va <= 0 or va != vb:
         return None
     g = padded(board, rules)
-    return _link_cells(g, board.cols + 4, a, b)
+    return drawn_path(g, board.cols + 4, a, b)
 
 
-def _link_cells(g: Sequence[int], w: int, a: Cell, b: Cell) -> list[Cell] | None:
+def drawn_path(g: Sequence[int], w: int, a: Cell, b: Cell) -> list[Cell] | None:
+    """:func:`find_path` on a padded grid ``g`` of width ``w`` (see :mod:`llkgen.grid`): the
+    corner points, in board coordinates, of the path a player expects to see, or None. The
+    cells' values are not looked at."""
     corners = best_link(g, w, to_padded(a, w), to_padded(b, w))
     if corners is None:
         return None
@@ -150,7 +153,7 @@ def removable_pairs(board: Board, rules: Rules) -> list[Move]:
         for i, a in enumerate(cells):
             for j in range(i + 1, len(cells)):
                 if grid.link(ps[i], ps[j]):
-                    path = _link_cells(g, w, a, cells[j])
+                    path = drawn_path(g, w, a, cells[j])
                     assert path is not None, "the link test and the path drawing disagree"
                     moves.append(Move(a, cells[j], path))
     moves.sort(key=lambda m: (m.a, m.b))
