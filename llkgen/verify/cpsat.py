@@ -265,7 +265,7 @@ def _add_hint(model: cp_model.CpModel, cells: list[Cell], pairs: list[Pair],
     when: dict[int, int] = {}
     chosen: set[int] = set()
     for a, b in hint:
-        ia, ib = index.get(tuple(a)), index.get(tuple(b))
+        ia, ib = index.get((a[0], a[1])), index.get((b[0], b[1]))
         if ia is None or ib is None or ia in when or ib in when:
             break
         k = pair_index.get((min(ia, ib), max(ia, ib)))
@@ -376,9 +376,9 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
         shape_lits[k] = lits
         before = befores[k]
         for y in sorted(frozenset.union(*sh) - must):
-            b = model.new_bool_var(f"b{y}_{k}")
-            model.add(t[y] + 1 <= t[i]).only_enforce_if(b)
-            before[y] = b
+            first = model.new_bool_var(f"b{y}_{k}")
+            model.add(t[y] + 1 <= t[i]).only_enforce_if(first)
+            before[y] = first
             precedence_count += 1
         for lit, s in zip(lits, sh):
             for y in sorted(s - must):
@@ -388,7 +388,7 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     # blocked by each other can never both be played (whichever goes first is blocked).
     cuts = 0
     blocked_by: list[set[int]] = []
-    for k, sh in enumerate(shapes):
+    for sh in shapes:
         _check_clock(deadline)
         near: set[int] = set()
         for y in sh[0]:  # a blocker meets every shape, the first one too

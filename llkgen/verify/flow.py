@@ -465,9 +465,10 @@ def explain_locked(board: Board, rules: Rules, locked_cells, *,
         return stopped([])
     grid = _GridNetwork(board, rules)
     by_type = board.types()
-    out = []
+    out: list[dict] = []
     for kind in kinds:
-        pairs, blockers = [], set()
+        pairs: list[dict] = []
+        blockers: set[Cell] = set()
         for a in (cell for cell in locked if board[cell] == kind):
             options = []
             for b in by_type[kind]:
