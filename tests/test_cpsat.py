@@ -23,7 +23,8 @@ import pytest
 from ortools.sat.python import cp_model
 
 from llkgen.board import Board, Rules
-from llkgen.grid import PAD, Grid, Lines, to_padded
+from llkgen.grid import PAD, Grid, to_padded
+from llkgen.lines import Lines
 from llkgen.referee import replay
 from llkgen.verify import Budget
 from llkgen.verify.cpsat import (

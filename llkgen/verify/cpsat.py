@@ -11,7 +11,7 @@ polyline of at most three straight segments, i.e. horizontal-vertical-horizontal
 column and vertical-horizontal-vertical through any row of the padded board (straight and
 one-turn lines are the degenerate cases), whose interior avoids walls (and the ring when
 ``border`` is off). A shape is summed up by the set of *tile* cells its interior crosses
-(:meth:`llkgen.grid.Lines.tile_sets`, the enumeration the flow pairing check shares);
+(:meth:`llkgen.lines.Lines.tile_sets`, the enumeration the flow pairing check shares);
 initially empty cells stay empty forever without gravity, so only those tiles matter. Of these
 sets we keep the inclusion-minimal ones (a shape whose tiles are a superset of another's is
 never needed). A pair with no shape can never link and gets no variable.
@@ -92,7 +92,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from llkgen.board import Board, Cell, Rules
-from llkgen.grid import Grid, Lines
+from llkgen.grid import Grid
+from llkgen.lines import Lines
 from llkgen.verify.lock import locked_tiles
 from llkgen.verify.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget
 
@@ -159,7 +160,7 @@ def pair_shapes(lines: Lines, pa: int, pb: int, tile_index: dict[int, int]) -> l
     polylines of at most two turns joining padded cells ``pa`` and ``pb`` that avoid walls,
     sorted by (size, sorted members). Empty list: the pair can never link.
 
-    The lines are :meth:`llkgen.grid.Lines.tile_sets`; a line whose tiles include another
+    The lines are :meth:`llkgen.lines.Lines.tile_sets`; a line whose tiles include another
     line's is never needed (whenever it is clear, so is the other), hence minimality."""
     minimal: list[int] = []
     for m in sorted(lines.tile_sets(pa, pb), key=int.bit_count):

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from llkgen.board import EMPTY, WALL, Board, Cell, Rules
-from llkgen.grid import Grid, Lines, from_padded
+from llkgen.grid import Grid, from_padded
+from llkgen.lines import Lines
 from llkgen.verify.verdict import OutOfBudget
 
 INF = 1 << 62

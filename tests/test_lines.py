@@ -1,4 +1,4 @@
-"""``llkgen.grid.Lines.tile_sets`` against the oracle's independent path enumerator.
+"""``llkgen.lines.Lines.tile_sets`` against the oracle's independent path enumerator.
 
 The flow pairing check and the CP-SAT model both rest on this one enumeration: for two cells,
 the distinct sets of tiles crossed by the wall-free lines of at most two turns. Here every such
@@ -12,7 +12,8 @@ import itertools
 import random
 
 from llkgen.board import Board, Rules
-from llkgen.grid import Grid, Lines
+from llkgen.grid import Grid
+from llkgen.lines import Lines
 
 try:
     from oracle import iter_paths, parse
