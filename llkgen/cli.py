@@ -284,12 +284,19 @@ def _level_line(lv) -> str:
 MAKE_REPORT_FORMAT = "llkgen.make-report/1"
 
 
+SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
+                  "scheduler address such as tcp://HOST:8786. Needs: pip install 'llkgen[dask]'.")
+
+
 @app.command()
 def make(
     config: str = typer.Option(
         ..., "--config", metavar="SPEC",
         help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Pack file to write (default: the spec's export.path)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out",
+        help="Pack file to write (default: the spec's export.path). A pack of more than 10000 levels is a "
+             "directory, named without .json. With --shard: the shard file (default: PACK.shard-K-of-N.jsonl)."),
     count: Optional[int] = typer.Option(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
     seed: Optional[int] = typer.Option(
@@ -297,6 +304,15 @@ def make(
     jobs: Optional[int] = typer.Option(
         None, "--jobs", min=1,
         help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
+    shard: Optional[str] = typer.Option(
+        None, "--shard", metavar="K/N",
+        help="Make only the levels i with i mod N = K (0 <= K < N) into a shard file; join the N shards "
+             "with llkgen merge."),
+    resume: bool = typer.Option(
+        False, "--resume",
+        help="Journal each finished level in OUT.journal and, after an interruption, skip the levels "
+             "already there. The journal is removed once the pack is written."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     as_json: bool = typer.Option(
         False, "--json", help=f"Print a {MAKE_REPORT_FORMAT} JSON summary on stdout instead of lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json summary)."),
@@ -304,41 +320,83 @@ def make(
     """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
 
     Every level is certified solvable by the verifier, and its solution is replayed by the
-    referee. The same spec and seed always give the same bytes, whatever --jobs is.
+    referee. The same spec and seed always give the same bytes, whatever --jobs, --shard or
+    --scheduler is.
 
     Progress goes to stderr: a bar on a terminal, otherwise one line per level.
 
     Exit 1 if the spec is invalid, or if a level cannot be generated within
-    generator.max_attempts (the message says why).
+    generator.max_attempts (the message says why); 2 for a malformed --shard.
 
     Example: llkgen make --config easy
     """
-    from llkgen.export import make_pack
+    from llkgen.executors import make_executor
+    from llkgen.export import check_output, make_pack
+    from llkgen.shards import Shard, default_shard_path
     from llkgen.spec import load_spec_ref
 
+    part = Shard.parse(shard) if shard is not None else Shard()
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
-    check_writable(spec.export.path)  # fail now, not after generating every level
-    jobs = min(jobs or os.cpu_count() or 1, spec.count)
+    if not part.whole and out is None:
+        spec = spec.with_overrides(out=default_shard_path(spec.export.path, part))
+    # Fail now, not after generating every level.
+    if part.whole:
+        check_output(spec.export.path, spec.count)
+    else:
+        check_writable(spec.export.path)
+    total = len(part.indices(spec.count))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, total))
+    executor = make_executor(jobs, scheduler)
     started = time.perf_counter()
-    with _progress(spec.count, spec.name, quiet) as advance:
-        result = make_pack(spec, jobs=jobs, on_level=advance)
+    with _progress(total, spec.name if part.whole else f"{spec.name} shard {part}", quiet) as advance:
+        result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume)
     took = time.perf_counter() - started
     if as_json:
-        from llkgen.export import level_id
-
-        _emit_json({
+        report = {
             "format": MAKE_REPORT_FORMAT, "path": str(result.path), "name": spec.name,
             "seed": spec.seed, "strategy": spec.generator.strategy, "jobs": jobs,
             "seconds": round(took, 3),
-            "levels": [{"id": level_id(spec, lv.index), "seed": lv.seed, "attempts": lv.attempts,
+            "levels": [{"id": lv.id, "seed": lv.seed, "attempts": lv.attempts,
                         "metrics": lv.metrics} for lv in result.levels],
-        })
+        }
+        if not part.whole:
+            report["shard"] = str(part)
+        if resume:
+            report["resumed"] = result.resumed
+        if scheduler is not None:
+            report["scheduler"] = scheduler
+        _emit_json(report)
     elif not quiet:
         for lv in result.levels:
             typer.echo(_level_line(lv))
-        typer.echo(f"wrote {_plural(len(result.levels), 'certified level')} to {result.path} "
+        what = _plural(len(result.levels), "certified level") + ("" if part.whole else f" (shard {part})")
+        resumed = f", {result.resumed} of them from the journal" if result.resumed else ""
+        typer.echo(f"wrote {what} to {result.path}{resumed} "
                    f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with "
-                   f"{_plural(jobs, 'job')})")
+                   f"{executor.description})")
+
+
+@app.command()
+def merge(
+    shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
+    out: Path = typer.Option(
+        ..., "--out", help="The pack to write (a directory, named without .json, past 10000 levels)."),
+) -> None:
+    """Join the shard files of one pack into the pack a single make would have written.
+
+    The result is byte-identical to a run without --shard. A missing, duplicated or foreign
+    shard (another spec, seed, count or llkgen version) is an error naming it, exit 1, and
+    nothing is written.
+
+    Make the shards first, on any machines: llkgen make --config easy --shard 0/2, and --shard 1/2.
+
+    Example: llkgen merge output/easy.shard-0-of-2.jsonl output/easy.shard-1-of-2.jsonl --out output/easy.json
+    """
+    from llkgen.export import merge_shards
+
+    result = merge_shards(list(shards), out)
+    typer.echo(f"wrote {_plural(result.count, 'certified level')} from {_plural(result.shards, 'shard')} "
+               f"to {result.path}")
 
 
 @contextmanager

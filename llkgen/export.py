@@ -13,15 +13,23 @@ Each level carries ``seed`` (its own, see :func:`llkgen.generate.level_seed`), `
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from llkgen import __version__
-from llkgen.generate import GeneratedLevel, generate_pack
-from llkgen.level import Level, Pack, pack_to_json, write_json_atomic
+from llkgen import __version__, generate
+from llkgen.executors import TRIES, Executor, ProcessExecutor, WorkerFailure
+from llkgen.files import check_writable
+from llkgen.generate import GeneratedLevel
+from llkgen.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
+from llkgen.packdir import LEVELS_PER_FILE, check_dir_writable, write_pack_dir
+from llkgen.shards import Shard, open_shards, shard_lines, spec_identity
 from llkgen.spec import Spec
+from llkgen.spool import Journal, MemorySpool, temporary_journal_path, write_lines_atomic
 
 SCHEMAS = ("level", "pack")
 
@@ -42,21 +50,172 @@ def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
     return Pack(spec.name, out, {"generator": f"llkgen {__version__}", "seed": spec.seed})
 
 
+#: The most levels a pack file holds; a bigger pack is written as a directory
+#: (:mod:`llkgen.packdir`).
+PACK_FILE_MAX = LEVELS_PER_FILE
+
+
+@dataclass(frozen=True)
+class LevelSummary:
+    """What ``llkgen make`` reports about a level it made (or found in a journal)."""
+
+    index: int
+    id: str
+    seed: int
+    attempts: int
+    metrics: dict
+
+    @classmethod
+    def of(cls, record: dict) -> LevelSummary:
+        level = record["level"]
+        return cls(record["index"], level.get("id"), level.get("seed"), record["attempts"],
+                   level.get("metrics", {}))
+
+
 @dataclass(frozen=True)
 class MakeResult:
+    """The file (or pack directory) written and its levels, in index order. ``resumed`` of
+    them came from a journal."""
+
     path: Path
-    levels: list[GeneratedLevel]
+    levels: list[LevelSummary]
+    resumed: int = 0
+
+
+def level_record(spec: Spec, lv: GeneratedLevel) -> dict:
+    """``lv`` as a record (see :mod:`llkgen.spool`): its level object exactly as the pack holds it."""
+    level = build_pack(spec, [lv]).levels[0]
+    return {"index": lv.index, "attempts": lv.attempts, "level": level_to_json(level)}
+
+
+def make_record(spec: Spec, index: int) -> dict:
+    """Level ``index`` of ``spec`` made and turned into a record: the unit of work sent to
+    worker processes and clusters (plain JSON data, small to send back)."""
+    return level_record(spec, generate.generate_level(spec, index))
+
+
+def pack_header(identity: dict) -> dict:
+    """The top-level keys of the pack, in :func:`build_pack`'s order, but ``levels``."""
+    return {"format": PACK_FORMAT, "name": identity["name"], "generator": identity["generator"],
+            "seed": identity["seed"]}
+
+
+def pack_path(path: str | os.PathLike, count: int) -> Path:
+    """Where a pack of ``count`` levels goes for ``--out path``: the file itself, or, past
+    :data:`PACK_FILE_MAX` levels, a directory named like it without ``.json``
+    (``output/big.json`` -> ``output/big``)."""
+    p = Path(path)
+    if count > PACK_FILE_MAX and p.name.endswith(".json"):
+        return p.with_name(p.name[:-len(".json")])
+    return p
+
+
+def check_output(path: str | os.PathLike, count: int) -> Path:
+    """Raise :class:`~llkgen.errors.OutputError` now if the pack could not be written."""
+    p = pack_path(path, count)
+    return check_dir_writable(p) if count > PACK_FILE_MAX else check_writable(p)
+
+
+def write_pack(path: str | os.PathLike, identity: dict, records: Iterable[dict]) -> Path:
+    """Write the pack of ``records`` (every level, in index order) atomically: one
+    ``llkgen.pack/1`` file, or a pack directory past :data:`PACK_FILE_MAX` levels (see
+    :func:`pack_path`). The bytes depend only on the records and ``identity``."""
+    header = pack_header(identity)
+    levels = (r["level"] for r in records)
+    if identity["count"] > PACK_FILE_MAX:
+        return write_pack_dir(pack_path(path, identity["count"]), header, levels)
+    return write_json_atomic(path, {**header, "levels": list(levels)})
+
+
+def journal_path(out: str | os.PathLike) -> Path:
+    """The journal of ``make --resume`` for the output ``out``: ``out.journal`` beside it."""
+    p = Path(out)
+    return p.with_name(p.name + ".journal")
 
 
 def make_pack(spec: Spec, jobs: int = 1,
-              on_level: Callable[[GeneratedLevel], None] | None = None) -> MakeResult:
-    """Generate every level of ``spec`` and write the pack to ``spec.export.path``.
+              on_level: Callable[[LevelSummary], None] | None = None, *,
+              executor: Executor | None = None, shard: Shard | None = None,
+              resume: bool = False) -> MakeResult:
+    """Generate every level of ``spec`` (or of ``shard`` of it) and write the pack (or the shard
+    file) to ``spec.export.path``.
 
-    Nothing is written unless every level was generated and certified; a failure raises
-    :class:`~llkgen.errors.GenerationError` and leaves any previous pack as it was."""
-    levels = generate_pack(spec, jobs=jobs, on_level=on_level)
-    path = write_json_atomic(spec.export.path, pack_to_json(build_pack(spec, levels)))
-    return MakeResult(path, levels)
+    The levels run on ``executor`` (default: a process pool of ``jobs``). ``on_level`` is called
+    for each level in index order as it is made (and first for each level found in the
+    journal). Nothing is written unless every level was generated and certified; a failure
+    raises :class:`~llkgen.errors.GenerationError` and leaves any previous pack as it was.
+
+    With ``resume``, each made level is first appended to :func:`journal_path` (fsynced), and
+    levels already there are not made again. A journal of another spec, seed, count, shard or
+    llkgen version is an error, not a silent restart: that journal names a different pack.
+    The journal is removed once the pack is written."""
+    shard = shard or Shard()
+    executor = executor or ProcessExecutor(jobs)
+    identity = spec_identity(spec)
+    indices = shard.indices(spec.count)
+    out = Path(spec.export.path) if not shard.whole else pack_path(spec.export.path, spec.count)
+    header = {**identity, "shard": str(shard)}
+    spool: MemorySpool | Journal
+    if resume:
+        spool = Journal.open(journal_path(out), header, resume=True)
+    elif len(indices) > PACK_FILE_MAX:
+        spool = Journal.open(temporary_journal_path(out), header, resume=False, durable=False)
+    else:
+        spool = MemorySpool()
+    made: dict[int, LevelSummary] = {}
+    try:
+        wanted = set(indices)
+        if isinstance(spool, Journal):
+            for record in spool.records():
+                if record["index"] in wanted:
+                    made[record["index"]] = summary = LevelSummary.of(record)
+                    if on_level is not None:
+                        on_level(summary)
+        resumed = len(made)
+
+        def keep(pos: int, record: dict) -> None:
+            spool.add(record)
+            made[record["index"]] = summary = LevelSummary.of(record)
+            if on_level is not None:
+                on_level(summary)
+
+        try:
+            executor.run_ordered(partial(make_record, spec), [i for i in indices if i not in made], keep)
+        except WorkerFailure as e:
+            i = e.arg if isinstance(e.arg, int) else -1
+            raise WorkerFailure(
+                f"{spec.source}: level {i + 1} of {spec.count} (index {i}): failed {TRIES} times on the "
+                f"cluster, last with {type(e.error).__name__}: {e.error}", i, e.error) from None
+        if shard.whole:
+            path = write_pack(out, identity, spool.records(indices))
+        else:
+            path = write_lines_atomic(out, shard_lines(identity, shard, spool.records(indices), len(indices)))
+    except BaseException:
+        spool.close(remove=not resume)
+        raise
+    spool.close(remove=True)
+    return MakeResult(path, [made[i] for i in indices], resumed)
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    path: Path
+    count: int
+    shards: int
+
+
+def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike) -> MergeResult:
+    """Merge shard files (see :mod:`llkgen.shards`) into the pack a single ``make`` would have
+    written, byte for byte, at ``out`` (a directory past :data:`PACK_FILE_MAX` levels). A
+    missing, duplicated or foreign shard, or a damaged line, raises
+    :class:`~llkgen.errors.LevelFormatError` naming it; nothing is written then."""
+    shards = open_shards(paths)
+    try:
+        check_output(out, shards.count)
+        path = write_pack(out, shards.identity, shards.records())
+    finally:
+        shards.close()
+    return MergeResult(path, shards.count, len(paths))
 
 
 def load_schema(name: str) -> dict:

@@ -24,20 +24,20 @@ order. All limits are counts -- attempts, reshuffles, verifier nodes -- never se
 
 from __future__ import annotations
 
-from concurrent.futures import FIRST_EXCEPTION, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from llkgen.board import EMPTY, WALL, Board, Rules
 from llkgen.errors import GenerationError
+from llkgen.executors import Executor, ProcessExecutor
 from llkgen.metrics import clear_rate_within, initial_moves, verify_nodes
 from llkgen.playout import Playout
 from llkgen.referee import replay
 from llkgen.spec import Spec
 from llkgen.verify import SOLVABLE, UNKNOWN, Budget, Verdict, verify
-from llkgen.workers import worker_pool
 
 #: Consecutive reshuffles tried when the constructive generator is stuck before it gives up on
 #: that deal. A reshuffle only has to give one linkable pair of cells equal types. Measured on
@@ -244,43 +244,24 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
 
 
 def generate_pack(spec: Spec, jobs: int = 1,
-                  on_level: Callable[[GeneratedLevel], None] | None = None) -> list[GeneratedLevel]:
-    """All ``spec.count`` levels, in order. With ``jobs > 1`` levels are made in a process
-    pool; each level depends only on ``(spec, index)``, so the result is the same for every
-    ``jobs``. ``on_level`` is called as each level finishes (in completion order), e.g. to
-    advance a progress bar. A :class:`GenerationError` stops the run and is raised: the first
-    failing level's, as with ``jobs=1``; the workers are then ended at once (see
-    :mod:`llkgen.workers`)."""
-    if type(jobs) is not int or jobs < 1:
-        raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
-    jobs = min(jobs, spec.count)
-    if jobs == 1:
-        levels = []
-        for i in range(spec.count):
-            levels.append(generate_level(spec, i))
-            if on_level is not None:
-                on_level(levels[-1])
-        return levels
-    results: list[GeneratedLevel | None] = [None] * spec.count
-    failure: tuple[int, BaseException] | None = None  # the lowest-numbered failing level
-    with worker_pool(jobs) as pool:
-        pending = {pool.submit(generate_level, spec, i): i for i in range(spec.count)}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_EXCEPTION)
-            for f in sorted(done, key=pending.__getitem__):
-                i, exc = pending.pop(f), f.exception()
-                if exc is not None:
-                    failure = min(failure or (i, exc), (i, exc), key=lambda x: x[0])
-                elif failure is None:
-                    results[i] = f.result()
-                    if on_level is not None:
-                        on_level(f.result())
-            if failure is not None:
-                # The run has failed; it fails as a one-process run would, on the first level
-                # that fails, so only the levels before it are still awaited.
-                for f in [f for f, i in pending.items() if i > failure[0]]:
-                    f.cancel()
-                    del pending[f]
-        if failure is not None:
-            raise failure[1]
-    return results  # type: ignore[return-value]
+                  on_level: Callable[[GeneratedLevel], None] | None = None,
+                  executor: Executor | None = None) -> list[GeneratedLevel]:
+    """All ``spec.count`` levels, in order, made on ``executor`` (default: a process pool of
+    ``jobs`` workers, see :mod:`llkgen.executors`). Each level depends only on
+    ``(spec, index)``, so the result is the same on every executor. ``on_level`` is called
+    with each level in index order as it is made, e.g. to advance a progress bar. A
+    :class:`GenerationError` stops the run and is raised: the first failing level's, as with
+    ``jobs=1``; the workers are then ended at once."""
+    if executor is None:
+        if type(jobs) is not int or jobs < 1:
+            raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
+        executor = ProcessExecutor(min(jobs, spec.count))
+    levels: list[GeneratedLevel] = []
+
+    def keep(pos: int, lv: GeneratedLevel) -> None:
+        levels.append(lv)
+        if on_level is not None:
+            on_level(lv)
+
+    executor.run_ordered(partial(generate_level, spec), range(spec.count), keep)
+    return levels

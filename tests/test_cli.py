@@ -390,7 +390,10 @@ def help_examples() -> dict[str, str]:
 
 
 # The order a new user meets them in: each example may use what the ones before it wrote.
-EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay"]
+EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay", "merge"]
+#: What merge's help tells the reader to run before its example (the shards it merges).
+BEFORE_EXAMPLE = {"merge": [["make", "--config", "easy", "--shard", "0/2", "-q"],
+                            ["make", "--config", "easy", "--shard", "1/2", "-q"]]}
 
 
 def test_every_command_help_shows_its_example(cli):
@@ -405,10 +408,17 @@ def test_every_command_help_shows_its_example(cli):
 def test_help_examples_run_as_printed_in_an_empty_directory(tmp_path):
     # Only what a wheel gives a user: no configs/ or tests/data/ in reach.
     examples = help_examples()
+    made = None
     for name in EXAMPLE_ORDER:
+        for argv in BEFORE_EXAMPLE.get(name, []):
+            assert _run(argv, tmp_path).returncode == 0, argv
+        if name == "merge":
+            made = (tmp_path / "output" / "easy.json").read_bytes()
         r = _run(shlex.split(examples[name])[1:], tmp_path)
         assert r.returncode == 0, (examples[name], r.stdout, r.stderr)
     assert (tmp_path / "my-levels.yaml").is_file() and (tmp_path / "output" / "easy.html").is_file()
+    # merge rewrote the pack make wrote, with the same bytes
+    assert (tmp_path / "output" / "easy.json").read_bytes() == made
 
 
 def test_version(cli):

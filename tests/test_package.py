@@ -32,7 +32,10 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay"]
+EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay", "merge"]
+#: What merge's help tells the reader to run before its example (the shards it merges).
+BEFORE_EXAMPLE = {"merge": [["llkgen", "make", "--config", "easy", "--shard", "0/2", "-q"],
+                            ["llkgen", "make", "--config", "easy", "--shard", "1/2", "-q"]]}
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 900):
@@ -157,6 +160,8 @@ def test_the_installed_wheel_runs_every_help_example_with_no_source_tree(user, d
         example = _help_example(command, work, env)
         argv = shlex.split(example)
         assert argv[:2] == ["llkgen", command]
+        for before in BEFORE_EXAMPLE.get(command, []):
+            _run(before, cwd=work, env=env)
         _run(argv, cwd=work, env=env)
     # Open what the examples wrote.
     pack = json.loads((work / "output" / "easy.json").read_text("utf-8"))

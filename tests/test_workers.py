@@ -115,6 +115,6 @@ def test_ctrl_c_says_interrupted_and_exits_130(run, jobs):
     proc, workers = run(jobs=jobs)
     os.killpg(proc.pid, signal.SIGINT)  # a terminal sends Ctrl-C to the whole process group
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert err.splitlines()[-1] == "Interrupted." and "Traceback" not in err
     assert _wait_until(lambda: all(_gone(w) for w in workers), 10)

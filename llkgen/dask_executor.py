@@ -1,0 +1,133 @@
+"""The :class:`~llkgen.executors.Executor` on a Dask cluster (``pip install 'llkgen[dask]'``).
+
+``DaskExecutor("tcp://host:8786", jobs)`` sends calls to a running scheduler; every worker
+must have the same llkgen installed. ``DaskExecutor("local", jobs)`` starts a
+``LocalCluster`` of ``jobs`` worker processes, one thread each, for the run.
+
+Results come back in order and failures follow :mod:`llkgen.executors`: a deterministic
+error (an :class:`~llkgen.errors.LlkgenError`, an :class:`AssertionError`) fails the run at
+once; any other failure, a dead worker included, is retried once, and a second failure stops
+the run with :class:`~llkgen.executors.WorkerFailure`.
+
+Dask retries a task whose worker died by itself, up to the scheduler's
+``distributed.scheduler.allowed-failures`` times, before it reports ``KilledWorker``. The local
+cluster sets that to 0, so a death is reported at once and counted by the rule above; a
+remote scheduler keeps its own setting, so there a task may be retried more often.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from llkgen.executors import DASK_HINT, DETERMINISTIC, TRIES, SchedulerError, WorkerFailure, _Ordered, window
+
+A = TypeVar("A")
+R = TypeVar("R")
+
+#: Seconds to wait for a remote scheduler to answer before giving up on it.
+CONNECT_TIMEOUT = 30
+
+
+class MissingDask(SchedulerError):
+    """``--scheduler`` without ``distributed`` installed: a usage error, exit code 2."""
+
+    exit_code = 2
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as e:
+        raise MissingDask(f"--scheduler: needs the optional dependency 'distributed' ({e.msg}): "
+                          f"install it with: {DASK_HINT}") from None
+    return distributed
+
+
+class DaskExecutor:
+    """Calls run as Dask tasks; see the module docstring."""
+
+    def __init__(self, scheduler: str, jobs: int) -> None:
+        _import_distributed()  # fail before any work, with the hint
+        if type(jobs) is not int or jobs < 1:
+            raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
+        self.scheduler = scheduler
+        self.jobs = jobs
+        self.description = (f"a local Dask cluster of {jobs} worker{'s' if jobs != 1 else ''}"
+                            if scheduler == "local" else f"the Dask scheduler {scheduler}")
+
+    @contextmanager
+    def client(self) -> Iterator[Any]:
+        """A ``distributed.Client`` for the run, closed (with its local cluster) afterwards."""
+        distributed = _import_distributed()
+        import dask
+
+        if self.scheduler == "local":
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                cluster = distributed.LocalCluster(
+                    n_workers=self.jobs, threads_per_worker=1, processes=True,
+                    dashboard_address=None, silence_logs=logging.CRITICAL)
+            try:
+                with distributed.Client(cluster) as client:
+                    yield client
+            finally:
+                cluster.close()
+            return
+        try:
+            client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SchedulerError(f"--scheduler: cannot reach the Dask scheduler at {self.scheduler!r}: "
+                                 f"{e} (expected 'local' or an address such as tcp://HOST:8786)") from None
+        with client:
+            yield client
+
+    def run_ordered(self, fn: Callable[[A], R], args: Sequence[A],
+                    on_result: Callable[[int, R], None]) -> None:
+        if not args:
+            return
+        distributed = _import_distributed()
+        with self.client() as client:
+            state = _Ordered(len(args), on_result)
+            limit = window(max(1, sum(client.nthreads().values())))
+            run = uuid.uuid4().hex[:12]  # task keys unique to this run: results are never shared
+            tries: dict[int, int] = {}
+            pending: dict[Any, int] = {}
+            done = distributed.as_completed()
+
+            def submit(pos: int) -> None:
+                tries[pos] = tries.get(pos, 0) + 1
+                f = client.submit(fn, args[pos], key=f"llkgen-{run}-{pos}-{tries[pos]}", pure=False)
+                pending[f] = pos
+                done.add(f)
+
+            try:
+                while True:
+                    while state.may_submit(limit):
+                        submit(state.next_submit)
+                        state.next_submit += 1
+                    if state.finished():
+                        break
+                    f = next(done)
+                    pos = pending.pop(f)
+                    if f.status == "finished":
+                        state.done(pos, f.result())
+                        f.release()
+                        continue
+                    exc = f.exception()
+                    f.release()
+                    if isinstance(exc, DETERMINISTIC):
+                        state.failed(pos, exc)
+                    elif tries[pos] < TRIES:
+                        submit(pos)
+                    else:
+                        state.failed(pos, WorkerFailure(
+                            f"{args[pos]!r}: failed {TRIES} times on the cluster: {type(exc).__name__}: {exc}",
+                            arg=args[pos], error=exc))
+            finally:
+                for f in pending:
+                    f.cancel()
+            if state.failure is not None:
+                raise state.failure[1]
