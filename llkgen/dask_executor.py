@@ -29,7 +29,7 @@ A = TypeVar("A")
 R = TypeVar("R")
 
 #: Seconds to wait for a remote scheduler to answer before giving up on it.
-CONNECT_TIMEOUT = 30
+CONNECT_TIMEOUT = 10
 
 
 class MissingDask(SchedulerError):
@@ -66,10 +66,12 @@ class DaskExecutor:
         import dask
 
         if self.scheduler == "local":
+            # Port 0 for the scheduler's HTTP server, which runs even without the dashboard:
+            # its default port clashes with any other cluster on the machine.
             with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
                 cluster = distributed.LocalCluster(
                     n_workers=self.jobs, threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.CRITICAL)
+                    host="127.0.0.1", dashboard_address=":0", silence_logs=logging.CRITICAL)
             try:
                 with distributed.Client(cluster) as client:
                     yield client
