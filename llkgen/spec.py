@@ -12,7 +12,7 @@ A spec looks like this (see ``configs/*.yaml`` for commented examples)::
 
     name: easy                      # required, [A-Za-z0-9_.-]+
     seed: 1                         # int >= 0, default 0
-    count: 10                       # 1..10000, default 1
+    count: 10                       # 1..1000000, default 1
     board: {rows: 6, cols: 8}       # optional layout: "#" tile cell, "." empty, "X" wall
     rules: {border: true, gravity: none}
     tiles: {types: 12, copies: 4}   # or  tiles: {distribution: {1: 4, 2: 2, ...}}
@@ -66,7 +66,7 @@ STRATEGIES = ("shuffle", "constructive")
 #: Difficulty metrics a spec may constrain; the generator measures each one per level.
 METRICS = ("initial_moves", "random_clear_rate", "verify_nodes")
 
-MAX_COUNT = 10_000
+MAX_COUNT = 1_000_000
 MAX_SEED = 2**63 - 1
 MAX_ATTEMPTS = 1_000_000
 MAX_PLAYTHROUGHS = 100_000

@@ -224,7 +224,7 @@ def test_merge_key_may_be_overridden():
         (MINIMAL.replace("name: t", "name: 5"), "name: expected a file-name-safe name"),
         (MINIMAL.replace("name: t", "name: a/b"), 'found "a/b"'),
         (MINIMAL + "seed: -1\n", "seed: expected an integer in 0.."),
-        (MINIMAL + "count: 0\n", "count: expected an integer in 1..10000, found 0"),
+        (MINIMAL + "count: 0\n", "count: expected an integer in 1..1000000, found 0"),
         (MINIMAL + "rules: {border: 1}\n", "rules.border: expected true or false, found 1"),
         (MINIMAL + "generator: {strategy: shufle}\n", 'found "shufle": did you mean "shuffle"?'),
         (
