@@ -3,6 +3,15 @@
     python benchmarks/make_bench.py                     # easy, hard, gravity; 10 levels each
     python benchmarks/make_bench.py --count 20 --specs hard
     python benchmarks/make_bench.py --target            # also: 100 levels of 10x16 on 2 jobs
+    python benchmarks/make_bench.py --compare --count 60 --rounds 3 --specs easy hard
+
+--compare times the ways to run one pack on this machine, in interleaved rounds (so that a
+change in the machine's load hits every way alike): ``--jobs 2`` (the process pool),
+``--scheduler local`` with 2 Dask workers, and two shards made side by side by two
+``llkgen make --shard K/2 --jobs 1`` processes (as two CI jobs would) then merged. Every run's
+pack is compared byte for byte with the others. "levels/s" counts the whole run, start-up
+included (a Dask local cluster takes seconds to start); "steady" counts from the first level
+made to the last.
 
 Each run is the library call behind ``llkgen make`` (generate, certify, write the pack) into a
 temporary directory, so packs under output/ are untouched. The --jobs 1 and --jobs 2 packs are
@@ -68,6 +77,76 @@ def run(spec_name: str, count: int, jobs: int, out_dir: Path, seed: int | None) 
             "verify_share": VERIFY_SECONDS[0] / took if jobs == 1 else None}
 
 
+def _timed(make) -> tuple[float, float]:
+    """(seconds in all, levels per second from the first level made to the last)."""
+    stamps: list[float] = []
+    start = time.perf_counter()
+    make(lambda lv: stamps.append(time.perf_counter()))
+    took = time.perf_counter() - start
+    steady = (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 and stamps[-1] > stamps[0] else 0.0
+    return took, steady
+
+
+def _shards_and_merge(spec_path: Path, count: int, out: Path) -> float:
+    """Two shard processes side by side, then merge: seconds in all."""
+    import subprocess
+
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-m", "llkgen", "make", "--config", str(spec_path), "--count",
+                               str(count), "--shard", f"{k}/2", "--jobs", "1", "-q", "--out",
+                               str(out / f"s{k}.jsonl")]) for k in range(2)]
+    if any(p.wait() != 0 for p in procs):
+        sys.exit("!! a shard run failed")
+    subprocess.run([sys.executable, "-m", "llkgen", "merge", str(out / "s0.jsonl"), str(out / "s1.jsonl"),
+                    "--out", str(out / "shards.json")], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def compare(specs: list[str], count: int, rounds: int) -> None:
+    """See the module docstring (--compare)."""
+    from llkgen.dask_executor import DaskExecutor
+    from llkgen.executors import ProcessExecutor
+
+    def load() -> str:
+        return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+
+    print(f"# llkgen make: ways to run, {os.cpu_count()} cores, {rounds} interleaved rounds, "
+          f"load average {load()} at start")
+    print(f"{'spec':<8} {'levels':>6} {'round':>5} {'way':<24} {'seconds':>8} {'levels/s':>9} {'steady':>7}  load")
+    totals: dict[tuple[str, str], list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for spec_name in specs:
+            spec_path = ROOT / "configs" / f"{spec_name}.yaml"
+            spec = load_spec(spec_path).with_overrides(count=count)
+            for r in range(1, rounds + 1):
+                ways = {
+                    "--jobs 2": lambda cb, spec=spec: make_pack(spec.with_overrides(out=out / "pool.json"), on_level=cb,
+                                                     executor=ProcessExecutor(2)),
+                    "--scheduler local (2)": lambda cb, spec=spec: make_pack(spec.with_overrides(out=out / "dask.json"),
+                                                                  on_level=cb, executor=DaskExecutor("local", 2)),
+                }
+                for way, make in ways.items():
+                    took, steady = _timed(make)
+                    totals.setdefault((spec_name, way), []).append(count / took)
+                    print(f"{spec_name:<8} {count:>6} {r:>5} {way:<24} {took:>8.2f} {count / took:>9.2f} "
+                          f"{steady:>7.2f}  {load()}", flush=True)
+                took = _shards_and_merge(spec_path, count, out)
+                way = "2 shards + merge"
+                totals.setdefault((spec_name, way), []).append(count / took)
+                print(f"{spec_name:<8} {count:>6} {r:>5} {way:<24} {took:>8.2f} {count / took:>9.2f} "
+                      f"{'':>7}  {load()}", flush=True)
+                data = [(out / f).read_bytes() for f in ("pool.json", "dask.json", "shards.json")]
+                if data[1:] != data[:1] * 2:
+                    sys.exit(f"!! {spec_name}: packs differ between the ways to run")
+            base = sum(totals[(spec_name, "--jobs 2")]) / rounds
+            for (name, way), rates in totals.items():
+                if name == spec_name:
+                    mean = sum(rates) / rounds
+                    print(f"# {spec_name}: {way}: mean {mean:.2f} levels/s ({mean / base:.0%} of --jobs 2)")
+    print(f"packs identical across the ways to run: yes; load average {load()} at the end")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--specs", nargs="+", default=["easy", "hard", "gravity"])
@@ -75,7 +154,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=None, help="override the specs' seeds")
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--target", action="store_true", help="also time the 100-level 10x16 target on 2 jobs")
+    ap.add_argument("--compare", action="store_true",
+                    help="compare --jobs 2, --scheduler local (2 workers) and 2 shards + merge, in rounds")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds for --compare (default 3)")
     args = ap.parse_args()
+    if args.compare:
+        compare(args.specs, args.count, args.rounds)
+        return
 
     print(f"# llkgen make benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     print(f"{'spec':<8} {'levels':>6} {'jobs':>4} {'seconds':>8} {'levels/s':>9} {'attempts':>8}  "

@@ -326,7 +326,8 @@ def make(
     Progress goes to stderr: a bar on a terminal, otherwise one line per level.
 
     Exit 1 if the spec is invalid, or if a level cannot be generated within
-    generator.max_attempts (the message says why); 2 for a malformed --shard.
+    generator.max_attempts (the message says why), or if --resume finds a journal of another
+    run; 2 for a malformed --shard, or --scheduler without the dask extra.
 
     Example: llkgen make --config easy
     """

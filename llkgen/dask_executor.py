@@ -6,13 +6,16 @@ must have the same llkgen installed. ``DaskExecutor("local", jobs)`` starts a
 
 Results come back in order and failures follow :mod:`llkgen.executors`: a deterministic
 error (an :class:`~llkgen.errors.LlkgenError`, an :class:`AssertionError`) fails the run at
-once; any other failure, a dead worker included, is retried once, and a second failure stops
-the run with :class:`~llkgen.executors.WorkerFailure`.
+once; any other error a call raises is retried once, and a second failure stops the run with
+:class:`~llkgen.executors.WorkerFailure`.
 
-Dask retries a task whose worker died by itself, up to the scheduler's
-``distributed.scheduler.allowed-failures`` times, before it reports ``KilledWorker``. The local
-cluster sets that to 0, so a death is reported at once and counted by the rule above; a
-remote scheduler keeps its own setting, so there a task may be retried more often.
+A worker that dies is the scheduler's to retry: it sends the worker's tasks elsewhere, and
+reports ``KilledWorker`` for a task once more than ``distributed.scheduler.allowed-failures``
+workers died under it. That report is final here. The local cluster sets the limit to 1, so a
+level whose worker dies is run once more and a second death stops the run. (The scheduler
+cannot tell which of a dead worker's tasks was running, so it counts a death against every
+task the worker held; with the limit at 1, the levels merely queued there survive one death.)
+A remote scheduler keeps its own limit (Dask's default is 3).
 """
 
 from __future__ import annotations
@@ -30,6 +33,27 @@ R = TypeVar("R")
 
 #: Seconds to wait for a remote scheduler to answer before giving up on it.
 CONNECT_TIMEOUT = 10
+
+
+#: The local cluster's settings, which its worker processes inherit:
+#:
+#: * A task is given up after two worker deaths (see the module docstring).
+#: * No queuing on the scheduler (``worker-saturation: inf``): each worker holds its next
+#:   levels itself instead of asking the scheduler for one level at a time. With queuing every
+#:   level waited one round trip through the scheduler, and on a busy 2-core machine that cost
+#:   about 75 ms a task: 20 tasks of 0.2 s on 2 workers took 3.5 s instead of 2.1 s (1.8 s
+#:   without queuing, the process pool 2.1 s). Work stealing still evens out slow levels.
+#: * The workers' statistical profiler is off: it walks the running task's Python stack every
+#:   10 ms, and a level is pure Python.
+#:
+#: Re-measure with ``benchmarks/make_bench.py --compare`` when upgrading ``distributed``. A
+#: remote scheduler uses its own settings: give it ``worker-saturation: inf`` too.
+LOCAL_CONFIG = {
+    "distributed.scheduler.allowed-failures": 1,
+    "distributed.scheduler.worker-saturation": float("inf"),
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
+}
 
 
 class MissingDask(SchedulerError):
@@ -68,7 +92,7 @@ class DaskExecutor:
         if self.scheduler == "local":
             # Port 0 for the scheduler's HTTP server, which runs even without the dashboard:
             # its default port clashes with any other cluster on the machine.
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            with dask.config.set(LOCAL_CONFIG):
                 cluster = distributed.LocalCluster(
                     n_workers=self.jobs, threads_per_worker=1, processes=True,
                     host="127.0.0.1", dashboard_address=":0", silence_logs=logging.CRITICAL)
@@ -122,6 +146,9 @@ class DaskExecutor:
                     f.release()
                     if isinstance(exc, DETERMINISTIC):
                         state.failed(pos, exc)
+                    elif isinstance(exc, distributed.KilledWorker):  # the scheduler's retries are spent
+                        state.failed(pos, WorkerFailure(
+                            f"{args[pos]!r}: its workers died: {type(exc).__name__}: {exc}", arg=args[pos], error=exc))
                     elif tries[pos] < TRIES:
                         submit(pos)
                     else:

@@ -88,14 +88,16 @@ def test_without_distributed_scheduler_says_how_to_install_it():
 @pytest.fixture(scope="module")
 def cluster():
     """A local cluster of two worker processes, shared by the Dask tests (starting one costs
-    seconds). Worker deaths are reported at once, as ``--scheduler local`` sets it up."""
+    seconds), set up as ``--scheduler local`` sets up its own."""
     distributed = pytest.importorskip("distributed")
     import cloudpickle
     import dask
 
+    from llkgen.dask_executor import LOCAL_CONFIG
+
     # The workers are fresh processes: send this module's functions by value.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+    with dask.config.set(LOCAL_CONFIG):
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                       host="127.0.0.1", dashboard_address=":0", silence_logs=50) as c:
             yield c.scheduler_address
@@ -134,8 +136,8 @@ def _flaky(marks: Path, how: str, times: int):
 
 
 def test_dask_a_call_that_fails_twice_fails_the_run(cluster, tmp_path):
-    # (A worker that dies takes the same path, as KilledWorker; the retry test below has one
-    # die. Killing both workers here would make the next test wait for their restart.)
+    # (A call that kills its worker twice ends as KilledWorker, which is final; not tested
+    # here: killing both workers would make the next test wait seconds for their restart.)
     with pytest.raises(WorkerFailure) as e:
         _collect(dask(cluster), _flaky(tmp_path, "raise", 2), [0, 1, 2, 3])
     assert len(list(tmp_path.iterdir())) == 2
@@ -168,3 +170,11 @@ def test_cli_scheduler_local(tmp_path):
 def test_dask_retries_a_failed_worker_once(cluster, tmp_path, how):
     assert _collect(dask(cluster), _flaky(tmp_path, how, 1), [0, 1, 2, 3]) == [(0, 100), (1, 101), (2, 102), (3, 103)]
     assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_dask_a_call_whose_worker_dies_twice_fails_the_run(cluster, tmp_path):
+    # Last: both workers die here, and restart while the cluster closes.
+    with pytest.raises(WorkerFailure) as e:
+        _collect(dask(cluster), _flaky(tmp_path, "die", 2), [0, 1, 2, 3])
+    assert len(list(tmp_path.iterdir())) == 2 and e.value.arg == 2
+    assert str(e.value).startswith("2: its workers died: KilledWorker: ")

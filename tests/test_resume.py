@@ -69,6 +69,14 @@ def test_a_killed_run_resumes_to_the_same_bytes(tmp_path, plain):
     assert json.loads(r.stdout)["resumed"] == kept  # the journalled levels were not made again
     assert (tmp_path / "tiny.json").read_bytes() == plain
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.json", "tiny.yaml"]  # journal removed
+    # A journal of another seed: one Error line naming it and what differs, exit 1.
+    argv[argv.index("tiny.yaml") + 1:argv.index("tiny.yaml") + 1] = ["--count", "1"]
+    journal.write_text('{"format":"llkgen.journal/1","seed":7}\n', "utf-8")
+    r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith(
+        "Error: tiny.json.journal: a journal of another run: generator is None, expected 'llkgen ")
+    assert "seed is 7, expected 5" in r.stderr and r.stderr.endswith(" (delete the file, or run without --resume)\n")
 
 
 def test_a_torn_last_line_is_dropped_and_made_again(tmp_path, plain):
