@@ -256,10 +256,15 @@ def _check_task(task: tuple) -> LevelResult:
 
 
 # -- the whole run ------------------------------------------------------------------------------
+from llkgen.executors import Executor  # noqa: E402  (here, beside its one use)
+
+
 def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, jobs: int = 1,
-                 on_level: Callable[[LevelResult], None] | None = None) -> VerifyReport:
+                 on_level: Callable[[LevelResult], None] | None = None,
+                 executor: Executor | None = None) -> VerifyReport:
     """Check every level found under ``paths``; never raises for bad files (they are reported
-    as invalid). ``jobs > 1`` verifies levels in a process pool; the report is the same."""
+    as invalid). ``jobs > 1`` verifies levels in a process pool, ``executor`` (e.g. a Dask
+    cluster, see :mod:`llkgen.executors`) wherever it runs them; the report is the same."""
     if nodes is not None and (type(nodes) is not int or nodes < 1):
         raise ValueError(f"nodes: expected an integer >= 1, found {nodes!r}")
     paths = list(paths)
@@ -287,6 +292,14 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
         raise LevelFormatError(
             "no level files found in " + ", ".join(str(p) for p in paths) + " (expected *.json level or pack files)"
         )
+    if executor is not None:
+        def keep(pos: int, res: LevelResult) -> None:
+            report.levels.append(res)
+            if on_level is not None:
+                on_level(res)
+
+        executor.run_ordered(_check_task, tasks, keep)
+        return report
     jobs = max(1, min(jobs, len(tasks)))
     if jobs == 1:
         results = map(_check_task, tasks)

@@ -437,6 +437,7 @@ def verify_levels(
         None, "--nodes", min=1,
         help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
 ) -> None:
     """Re-certify every level from scratch (for CI) and replay stored solutions.
 
@@ -456,7 +457,13 @@ def verify_levels(
 
     if junit is not None:
         check_writable(junit)  # fail now, not after verifying every level
-    report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show)
+    jobs = jobs or os.cpu_count() or 1
+    if scheduler is not None:
+        from llkgen.executors import make_executor
+
+        report = verify_paths(paths, nodes=nodes, on_level=show, executor=make_executor(jobs, scheduler))
+    else:
+        report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=show)
     if junit is not None:
         write_junit(report, junit)
     if as_json:
