@@ -276,3 +276,34 @@ def test_cpsat_matches_brute(profile, probe):
 def test_cpsat_matches_brute_slow(profile, probe):
     wrong, counts = _sweep(profile, slow=True, probe=probe)
     assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+
+
+# --------------------------------------------------------------------------- routing
+
+
+def _walled(rows: int, cols: int, types: int, copies: int, walls: int, seed: int) -> Board:
+    rng = random.Random(seed)
+    cells = list(range(rows * cols))
+    rng.shuffle(cells)
+    flat = [0] * (rows * cols)
+    for c in cells[:walls]:
+        flat[c] = -1
+    tiles = [t for t in range(1, types + 1) for _ in range(copies)]
+    for c, t in zip(cells[walls:], tiles):
+        flat[c] = t
+    return Board(rows, cols, tuple(flat))
+
+
+def test_cpsat_suits_reads_board_features():
+    """The routing test looks at walls, types and pair count only (see its docstring)."""
+    from llkgen.verify.cpsat import SUITS_MAX_PAIRS, cpsat_suits
+
+    walled = _walled(12, 12, 4, 28, 29, 1)             # 20% walls, 4 types x 28
+    assert cpsat_suits(walled, Rules()) and cpsat_suits(walled, Rules(border=False))
+    assert not cpsat_suits(walled, Rules(gravity="down"))  # the model is gravity none only
+    assert not cpsat_suits(_walled(12, 12, 4, 28, 0, 1), Rules())   # no walls: the search wins
+    assert not cpsat_suits(_walled(12, 12, 4, 28, 22, 1), Rules())  # 15% walls: the same
+    assert not cpsat_suits(_walled(12, 12, 6, 18, 29, 1), Rules())  # six types: no rescue seen
+    crowded = _walled(16, 16, 2, 100, 52, 1)           # 2 x C(100, 2) pairs: too big a model
+    assert 2 * 100 * 99 // 2 > SUITS_MAX_PAIRS and not cpsat_suits(crowded, Rules())
+    assert not cpsat_suits(Board.from_grid([[-1, 0], [0, -1]]), Rules())  # no tiles
