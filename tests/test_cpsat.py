@@ -307,3 +307,103 @@ def test_cpsat_suits_reads_board_features():
     crowded = _walled(16, 16, 2, 100, 52, 1)           # 2 x C(100, 2) pairs: too big a model
     assert 2 * 100 * 99 // 2 > SUITS_MAX_PAIRS and not cpsat_suits(crowded, Rules())
     assert not cpsat_suits(Board.from_grid([[-1, 0], [0, -1]]), Rules())  # no tiles
+
+
+#: ``benchmarks/cpsat_bench.py``'s board 5 of class sparse-12x12-2x20 (30% walls, 2 types x
+#: 20): the search alone left it unknown after 5 s, CP-SAT cleared it in about 0.1 CPU s.
+STUBBORN_SPARSE = """
+. 1 # 2 2 . . 2 2 # 2 .
+2 # . 1 . . 2 . . 1 . .
+. # . . # . . # . # # 1
+. # 2 . . . 2 . 1 . # 1
+# . . # . . 2 # . . # .
+1 . . # # # . 1 2 1 # #
+# 1 . 2 . . # # . . . 1
+2 2 2 # . . 1 # # . . 2
+# . . . 2 2 # # 1 . # #
+# . 1 . # . 1 # . # . 1
+1 # # # 1 2 # . . . 1 .
+. . # # # # . . # . 1 2
+"""
+
+
+def test_auto_hands_a_stubborn_walled_board_to_cpsat():
+    """On a board ``cpsat_suits`` accepts, ``auto`` gives the search its share of the budget
+    and CP-SAT the rest; the verdict names the ``cpsat`` stage and its witness replays. The
+    search alone, with the whole budget, stays undecided: the route is what decides it."""
+    from llkgen.verify import SEARCH_SHARE, verify
+    from llkgen.verify.cpsat import cpsat_suits
+
+    board, rules, budget = Board.from_text(STUBBORN_SPARSE), Rules(border=True), Budget(nodes=200)
+    assert cpsat_suits(board, rules)
+    alone = verify(board, rules, budget, engine="search")
+    assert (alone.status, alone.stats["stage"]) == ("unknown", "pairing-search"), alone.reason
+    routed = verify(board, rules, budget)
+    assert (routed.status, routed.stats["stage"]) == ("solvable", "cpsat"), routed.reason
+    assert int(200 * SEARCH_SHARE) <= routed.stats["search_nodes"] < 200  # the share ran out
+    assert routed.stats["search_stopped_by"] == "nodes"
+    ok, final, bad = O.oracle_replay(board.grid(), True, "none", routed.solution)
+    assert ok and O.is_cleared(final), bad
+    # The same tiles without the walls: rejected by the classifier, so the search alone runs.
+    open_board = Board.from_text(STUBBORN_SPARSE.replace("#", "."))
+    assert not cpsat_suits(open_board, rules)
+    assert verify(open_board, rules, budget).stats["stage"] != "cpsat"
+
+
+def _walled_case(rng: random.Random) -> tuple[Board, bool]:
+    """A small board ``cpsat_suits`` accepts: 20-40% walls, 1-4 types, at most 14 tiles."""
+    rows, cols = rng.randint(3, 5), rng.randint(3, 6)
+    n = rows * cols
+    cells = list(range(n))
+    rng.shuffle(cells)
+    nw = -(-n * rng.choice((20, 25, 30, 40)) // 100)
+    types = rng.randint(1, 4)
+    tiles = [1, 1]
+    while True:
+        t, copies = rng.randint(1, types), rng.choice((2, 2, 4, 4, 6))
+        if len(tiles) + copies > min(n - nw, 14):
+            break
+        tiles += [t] * copies
+    rng.shuffle(tiles)
+    flat = [0] * n
+    for c in cells[:nw]:
+        flat[c] = -1
+    for c, t in zip(cells[nw:], tiles):
+        flat[c] = t
+    return Board(rows, cols, tuple(flat)), rng.random() < 0.6
+
+
+def _auto_sweep(seed: int, count: int) -> tuple[list[str], dict]:
+    """``auto`` against brute force on walled few-type boards, with 5 nodes: the search gets
+    one, so CP-SAT (with 0.004 deterministic seconds) decides about 30% of them. ``unknown`` is
+    allowed at that budget, a wrong answer or a refused witness never."""
+    from llkgen.verify import verify
+    from llkgen.verify.cpsat import cpsat_suits
+
+    rng = random.Random(seed)
+    wrong, counts = [], {}
+    for _ in range(count):
+        board, border = _walled_case(rng)
+        rules, grid = Rules(border=border), board.grid()
+        assert cpsat_suits(board, rules), grid_text(grid)
+        v = verify(board, rules, Budget(nodes=5))
+        key = f"{v.stats['stage']}/{v.status}"
+        counts[key] = counts.get(key, 0) + 1
+        if v.status != "unknown":
+            problem = _check(grid, border, O.brute_solve(grid, border, "none"), v.status, v.solution)
+            if problem is not None:
+                wrong.append(f" [{v.stats['stage']}]" + problem)
+    return wrong, counts
+
+
+def test_auto_with_cpsat_matches_brute():
+    wrong, counts = _auto_sweep(5151, 150)
+    assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+    assert counts.get("cpsat/solvable", 0) >= 25, counts  # 43 when written
+
+
+@pytest.mark.slow
+def test_auto_with_cpsat_matches_brute_slow():
+    wrong, counts = _auto_sweep(5151 * 7919, 3000)
+    assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+    assert counts.get("cpsat/solvable", 0) >= 500, counts
