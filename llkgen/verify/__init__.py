@@ -53,10 +53,12 @@ PAIRING_CHECK_MAX_TILES = 200
 
 #: On the boards :func:`~llkgen.verify.cpsat.cpsat_suits` accepts, the share of the budget
 #: (nodes and seconds alike) the pairing search gets before CP-SAT takes the rest. The search
-#: goes first because it was faster on every board both decided (docs/cpsat.md: 3-40x by
-#: class medians); CP-SAT decided boards the search left unknown. Measured at 5 s a board on
-#: 48 such boards: a share of 0.1, 0.2 or 0.4 of the budget decided the same boards (46 of 48;
-#: the search alone 45); the search needed at most 315 nodes for any board it decided.
+#: goes first because it was faster on every board both decided (class medians 4-33x), and
+#: CP-SAT decided many of the boards it left unknown (docs/cpsat.md). Measured at 5 s a board
+#: on 108 such boards: handing over after 0.5, 1 or 2 s decided 103 each (the search alone
+#: 95). Every board the search decided took it at most 315 nodes (and, where CPU time was
+#: recorded, 0.32 s), so at 5 s a share of 0.2 leaves it three times that; at the default
+#: 200 000 nodes, 40 000. Re-measure with benchmarks/cpsat_bench.py when either engine changes.
 SEARCH_SHARE = 0.2
 
 Order = list[tuple[Cell, Cell]]
