@@ -15,7 +15,10 @@ its budget again). It prints Markdown tables:
 4. routing: for the boards :func:`llkgen.verify.cpsat.cpsat_suits` accepts and for the rest,
    what "the search for s seconds, then CP-SAT for the rest of the budget" would decide, worked
    out from the two runs above (a board counts as decided by the search if it took at most s,
-   else by CP-SAT if it needed at most budget - s), against the search alone.
+   else by CP-SAT if it needed at most budget - s), against the search alone;
+5. with ``--auto``: ``engine="auto"`` as shipped, run in turn with the other two, against the
+   search alone: what the routing really decides, and how many boards its CP-SAT stage
+   decided.
 
 Times are CPU seconds of this process (``time.process_time``, CP-SAT's worker thread included),
 so a loaded machine slows both engines alike; the budgets are wall-clock seconds, as a user's
@@ -25,6 +28,7 @@ of ``benchmarks/verify_bench.py`` and keeps the boards the search leaves unknown
     python benchmarks/cpsat_bench.py                          # every class, 10 boards, 10 s
     python benchmarks/cpsat_bench.py --classes walls20-2x56,stubborn --boards 20
     python benchmarks/cpsat_bench.py --budget 5 --second 60 --repeat 1
+    python benchmarks/cpsat_bench.py --classes walls30-12x12-4x24 --auto --second 0
 """
 
 from __future__ import annotations
@@ -113,11 +117,17 @@ def features(board: Board) -> str:
 
 def run(board: Board, rules: Rules, engine: str, seconds: float) -> tuple[str, float, float]:
     """(verdict, CPU seconds, cost): the cost is the search's nodes, or CP-SAT's deterministic
-    seconds (what a node budget buys, at ``NODES_PER_DET_SECOND``)."""
+    seconds (what a node budget buys, at ``NODES_PER_DET_SECOND``); for ``auto``, 1 when its
+    CP-SAT stage decided and 0 otherwise."""
     c = time.process_time()
     v = verify(board, rules, Budget(nodes=None, seconds=seconds), engine=engine)
     t = time.process_time() - c
-    cost = v.stats.get("cpsat", {}).get("deterministic_time", 0.0) if engine == "cpsat" else v.stats.get("nodes", 0)
+    if engine == "cpsat":
+        cost = v.stats.get("cpsat", {}).get("deterministic_time", 0.0)
+    elif engine == "auto":
+        cost = float(v.status != "unknown" and v.stats.get("stage") == "cpsat")
+    else:
+        cost = v.stats.get("nodes", 0)
     return v.status, t, cost
 
 
@@ -157,6 +167,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="runs per board and engine, minimum kept (default 2)")
     ap.add_argument("--classes", default=",".join([*CLASSES, STUBBORN]),
                     help=f"comma-separated, from {', '.join([*CLASSES, STUBBORN])}")
+    ap.add_argument("--auto", action="store_true", help="also run engine auto, in turn with the others")
     ap.add_argument("--stubborn-boards", type=int, default=50, help="10x16 boards scanned for 'stubborn' (default 50)")
     args = ap.parse_args()
 
@@ -166,6 +177,8 @@ def main() -> None:
     routed: dict[bool, list[tuple[tuple, tuple]]] = {True: [], False: []}
     ratio_lines = ["| class | both decide | search p50 | cpsat p50 | search / cpsat | only cpsat | only search |",
                    "|---|---:|---:|---:|---:|---:|---:|"]
+    auto_lines = ["| class | auto decided | by its cpsat stage | auto p50 | auto p95 | search decided | "
+                  "search p50 | search p95 |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     second_lines = ["| class | board | search | cpsat (second opinion) | cpsat CPU | cpsat det. s |",
                     "|---|---:|---|---|---:|---:|"]
     for name in args.classes.split(","):
@@ -178,11 +191,12 @@ def main() -> None:
         if not boards:
             lines.append(f"| {name} | (none) | | | | | | | |")
             continue
-        best: dict[str, list[tuple[str, float, float]]] = {"cpsat": [], "search": []}
+        engines = ("cpsat", "search", "auto") if args.auto else ("cpsat", "search")
+        best: dict[str, list[tuple[str, float, float]]] = {e: [] for e in engines}
         for i, b in enumerate(boards):
-            runs: dict[str, list[tuple[str, float, float]]] = {"cpsat": [], "search": []}
+            runs: dict[str, list[tuple[str, float, float]]] = {e: [] for e in engines}
             for _rep in range(args.repeat):
-                for engine in ("cpsat", "search"):
+                for engine in engines:
                     if not (runs[engine] and runs[engine][0][0] == "unknown"):
                         runs[engine].append(run(b, rules, engine, args.budget))
             got = {}
@@ -192,8 +206,8 @@ def main() -> None:
                     raise AssertionError(f"{name} board {i}: {engine} gave {rs}")
                 got[engine] = min(decided, key=lambda r: r[1]) if decided else rs[0]
                 best[engine].append(got[engine])
-            if "unknown" not in (got["cpsat"][0], got["search"][0]) and got["cpsat"][0] != got["search"][0]:
-                raise AssertionError(f"{name} board {i}: cpsat {got['cpsat'][0]}, search {got['search'][0]}")
+            if len({r[0] for r in got.values()} - {"unknown"}) > 1:
+                raise AssertionError(f"{name} board {i}: {got}")
             print(f"\r{name}: {i + 1}/{len(boards)}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
         suits = [cpsat_suits(b, rules) for b in boards]
@@ -217,6 +231,12 @@ def main() -> None:
                                f"{only_c} | {only_s} |")
         else:
             ratio_lines.append(f"| {name} | 0 | | | | {only_c} | {only_s} |")
+        if args.auto:
+            a, se = best["auto"], best["search"]
+            auto_lines.append(f"| {name} | {sum(r[0] != 'unknown' for r in a)} | {sum(r[2] for r in a):.0f} | "
+                              f"{secs(statistics.median(r[1] for r in a))} | {secs(pct([r[1] for r in a], 0.95))} | "
+                              f"{sum(r[0] != 'unknown' for r in se)} | {secs(statistics.median(r[1] for r in se))} | "
+                              f"{secs(pct([r[1] for r in se], 0.95))} |")
         if args.second:
             for i, (b, found) in enumerate(zip(boards, best["search"])):
                 if found[0] != "unknown":
@@ -260,6 +280,9 @@ def main() -> None:
             policy = "search alone" if s1 is None else f"search {s1:g} s, then CP-SAT"
             print(f"| {label} | {policy} | {decided} | {len(res) - decided} | "
                   f"{secs(statistics.median(times))} | {secs(pct(times, 0.95))} |")
+    if args.auto:
+        print("\nengine auto as shipped against the search alone, same boards and budget (CPU, all boards):\n")
+        print("\n".join(auto_lines))
     print("\nWhat deciding cost, on the boards each engine decided (search: nodes; CP-SAT: "
           "deterministic seconds; and CPU seconds):\n")
     print("| boards | engine | decided | cost p50 | cost p95 | cost max | CPU p50 | CPU p95 | CPU max |\n"
