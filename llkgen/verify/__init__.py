@@ -204,14 +204,18 @@ class _Run:
         if self.engine != "auto" or not cpsat_suits(self.board, self.rules):
             return None
         budget = self.budget
-        share = Budget(nodes=None if budget.nodes is None else max(1, int(budget.nodes * SEARCH_SHARE)),
+        share = Budget(nodes=None if budget.nodes is None else int(budget.nodes * SEARCH_SHARE),
                        seconds=None if budget.seconds is None else budget.seconds * SEARCH_SHARE)
         verdict = self.pairing_search(share)
         if verdict.status != UNKNOWN:
             return verdict
         spent = int(self.stats.get("nodes", 0))
         self.stats.update(search_nodes=spent, search_stopped_by=verdict.proof["budget"] if verdict.proof else None)
-        rest = Budget(nodes=None if budget.nodes is None else max(0, budget.nodes - spent), seconds=None)
+        if budget.nodes is not None and spent >= budget.nodes:
+            # Nothing left: CP-SAT's presolve alone can decide a small model even with a zero
+            # deterministic limit, and a node budget of 0 must not buy a verdict.
+            return self.unknown("nodes", "pairing-search", spent)
+        rest = Budget(nodes=None if budget.nodes is None else budget.nodes - spent, seconds=None)
         return self.cpsat(rest, spent)
 
     def cpsat(self, budget: Budget | None = None, spent: int = 0) -> Verdict:
