@@ -15,8 +15,8 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 4. ``dive`` (no gravity): the pairing search with its lock test but no probing, briefly;
 5. ``pairing-search`` (no gravity): :mod:`llkgen.verify.pairing`;
 6. ``cpsat`` (no gravity, only boards :func:`llkgen.verify.cpsat.cpsat_suits` accepts): when
-   the pairing search has used its share (:data:`SEARCH_SHARE`) of the budget undecided, the
-   CP-SAT model of :mod:`llkgen.verify.cpsat` gets the rest;
+   the pairing search is undecided after :data:`HANDOVER_NODES` nodes, the CP-SAT model of
+   :mod:`llkgen.verify.cpsat` gets the rest of the budget;
 7. ``move-search`` (gravity): :mod:`llkgen.verify.movesearch`.
 
 ``engine="baseline"`` runs :mod:`llkgen.verify.baseline` alone, ``engine="cpsat"`` the model of
@@ -51,15 +51,17 @@ ENGINES = ("auto", "search", "cpsat", "baseline")
 #: above this many tiles it is skipped. It is a pruning stage only, so skipping it is sound.
 PAIRING_CHECK_MAX_TILES = 200
 
-#: On the boards :func:`~llkgen.verify.cpsat.cpsat_suits` accepts, the share of the budget
-#: (nodes and seconds alike) the pairing search gets before CP-SAT takes the rest. The search
-#: goes first because it was faster on every board both decided (class medians 4-33x), and
-#: CP-SAT decided many of the boards it left unknown (docs/cpsat.md). Measured at 5 s a board
-#: on 108 such boards: handing over after 0.5, 1 or 2 s decided 103 each (the search alone
-#: 95). Every board the search decided took it at most 315 nodes (and, where CPU time was
-#: recorded, 0.32 s), so at 5 s a share of 0.2 leaves it three times that; at the default
-#: 200 000 nodes, 40 000. Re-measure with benchmarks/cpsat_bench.py when either engine changes.
-SEARCH_SHARE = 0.2
+#: On the boards :func:`~llkgen.verify.cpsat.cpsat_suits` accepts, the pairing search hands
+#: over to CP-SAT after this many nodes (or half the node budget, if that is smaller); CP-SAT
+#: gets the nodes left and the same deadline. The search goes first because it was faster on
+#: every board both decided (class medians 4-33x), and CP-SAT decided 10 of the 13 boards it
+#: left unknown at 5 s (docs/cpsat.md). Every board the search decided in three runs (127
+#: boards at 5 s) took it at most 320 nodes, so 1000 leaves it three times that. The handover
+#: counts nodes, not seconds: a share of the seconds (0.2 or 0.4 of them) lost boards the
+#: search alone decided when other processes loaded the machine (4 and 1 of 40), because the
+#: search's share of the wall clock then bought it little CPU. Re-measure with
+#: benchmarks/cpsat_bench.py when either engine changes.
+HANDOVER_NODES = 1000
 
 Order = list[tuple[Cell, Cell]]
 
@@ -199,18 +201,18 @@ class _Run:
 
     def search_then_cpsat(self) -> Verdict | None:
         """On a board :func:`cpsat_suits` accepts (``auto`` only; None on any other): the
-        pairing search with :data:`SEARCH_SHARE` of the budget, then, if it is undecided,
-        CP-SAT with the rest. Both are exact, so whichever decides gives the verdict."""
+        pairing search for :data:`HANDOVER_NODES` nodes (at most half the node budget), then,
+        if it is undecided and time is left, CP-SAT with the rest. Both are exact, so
+        whichever decides gives the verdict."""
         if self.engine != "auto" or not cpsat_suits(self.board, self.rules):
             return None
         budget = self.budget
-        share = Budget(nodes=None if budget.nodes is None else int(budget.nodes * SEARCH_SHARE),
-                       seconds=None if budget.seconds is None else budget.seconds * SEARCH_SHARE)
-        verdict = self.pairing_search(share)
-        if verdict.status != UNKNOWN:
-            return verdict
+        first = HANDOVER_NODES if budget.nodes is None else min(HANDOVER_NODES, budget.nodes // 2)
+        verdict = self.pairing_search(Budget(nodes=first, seconds=budget.seconds))
+        if verdict.status != UNKNOWN or verdict.proof == {"budget": "seconds"}:
+            return verdict  # decided, or the whole time budget is gone
         spent = int(self.stats.get("nodes", 0))
-        self.stats.update(search_nodes=spent, search_stopped_by=verdict.proof["budget"] if verdict.proof else None)
+        self.stats["search_nodes"] = spent
         if budget.nodes is not None and spent >= budget.nodes:
             # Nothing left: CP-SAT's presolve alone can decide a small model even with a zero
             # deterministic limit, and a node budget of 0 must not buy a verdict.
