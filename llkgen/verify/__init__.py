@@ -53,14 +53,15 @@ PAIRING_CHECK_MAX_TILES = 200
 
 #: On the boards :func:`~llkgen.verify.cpsat.cpsat_suits` accepts, the pairing search hands
 #: over to CP-SAT after this many nodes (or half the node budget, if that is smaller); CP-SAT
-#: gets the nodes left and the same deadline. The search goes first because it was faster on
-#: every board both decided (class medians 4-33x), and CP-SAT decided 10 of the 13 boards it
-#: left unknown at 5 s (docs/cpsat.md). Every board the search decided in three runs (127
-#: boards at 5 s) took it at most 320 nodes, so 1000 leaves it three times that. The handover
-#: counts nodes, not seconds: a share of the seconds (0.2 or 0.4 of them) lost boards the
-#: search alone decided when other processes loaded the machine (4 and 1 of 40), because the
-#: search's share of the wall clock then bought it little CPU. Re-measure with
-#: benchmarks/cpsat_bench.py when either engine changes.
+#: gets the nodes left and the same deadline. The search goes first because, on the boards
+#: both decided, its median CPU time was 4-33x lower in every such class; CP-SAT decided 10
+#: of the 13 boards it left unknown at 5 s. Every board the search decided in the benchmark
+#: runs took it at most 320 nodes, so 1000 leaves it three times that. The handover counts
+#: nodes, not seconds: handing over after 0.2 or 0.4 of the seconds lost boards the search
+#: alone decided when other processes loaded the machine (auto 28 of 40 boards, the search
+#: alone 32 and 29), as the search's slice of the wall clock then bought it little CPU; with
+#: 1000 nodes auto decided 35 of the same 40, the search alone 32. Figures: docs/cpsat.md.
+#: Re-measure with benchmarks/cpsat_bench.py (``--auto``) when either engine changes.
 HANDOVER_NODES = 1000
 
 Order = list[tuple[Cell, Cell]]

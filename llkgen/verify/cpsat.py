@@ -548,9 +548,10 @@ def cpsat_suits(board: Board, rules: Rules) -> bool:
     and engine, 204 seeded boards in two runs; ``docs/cpsat.md`` has the tables):
 
     * walls >= 20% with 2-4 types (12x12, 20-30% walls, 108 boards): the search alone
-      decided 95, the search then CP-SAT within the same 5 s 103; on the 13 boards the
-      search left unknown, CP-SAT with 20 s decided 10. CP-SAT was never the faster one on
-      a board both decided (class medians 4-33x slower), hence the search goes first.
+      decided 95; handing the rest of the same 5 s over to CP-SAT, worked out per board from
+      the two engines' CPU times, decided 103. On the 13 boards the
+      search left unknown, CP-SAT with 20 s decided 10. On the boards both decided CP-SAT's
+      median was 4-33x the search's in every class, hence the search goes first.
     * walls of 10-15% (28 boards, 4 types): the search decided 26, CP-SAT nothing the search
       did not, and neither of the 2 left unknown in 20 s. Without walls (full and half-full
       8x10 and 10x16 boards with 2-4 types, 40 boards) CP-SAT decided 8, all of them also
@@ -559,8 +560,8 @@ def cpsat_suits(board: Board, rules: Rules) -> bool:
     * 6 types at 20% walls (20 boards): the search decided 19, CP-SAT 3, all also the
       search's, and not the one left in 20 s.
     * the pair bound is a cost bound: building the model took about 1 ms of CPU per
-      same-type pair (3.3 s for 3080 pairs), so above 3200 building alone would use what a
-      5 s budget leaves after the search's share. No class above it was measured.
+      same-type pair (3.3 s for 3080 pairs), so above 3200 building alone would take most
+      of a 5 s budget. No class above it was measured.
 
     Re-measure when the model, the search or these thresholds change.
     """
