@@ -15,7 +15,10 @@ its budget again). It prints Markdown tables:
 4. routing: for the boards :func:`llkgen.verify.cpsat.cpsat_suits` accepts and for the rest,
    what "the search for s seconds, then CP-SAT for the rest of the budget" would decide, worked
    out from the two runs above (a board counts as decided by the search if it took at most s,
-   else by CP-SAT if it needed at most budget - s), against the search alone;
+   else by CP-SAT if it needed at most budget - s), against the search alone. It counts CPU
+   seconds, so it says what a split would give on an idle machine; on a loaded one a slice
+   of the wall clock buys less, which is why ``auto`` hands over after a number of nodes
+   instead (see ``HANDOVER_NODES`` and docs/cpsat.md);
 5. with ``--auto``: ``engine="auto"`` as shipped, run in turn with the other two, against the
    search alone: what the routing really decides, and how many boards its CP-SAT stage
    decided.
