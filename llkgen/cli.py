@@ -370,18 +370,29 @@ def _progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object],
 @app.command("verify")
 def verify_levels(
     paths: list[Path] = typer.Argument(
-        ..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
+        ..., metavar="PATH...",
+        help="Level files, pack files, pack directories, or directories (searched recursively for *.json "
+             "and pack directories)."),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
     junit: Optional[Path] = typer.Option(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
     nodes: Optional[int] = typer.Option(
         None, "--nodes", min=1,
-        help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
+        help="Search budget per level in nodes (default: the level's recorded budget, else 200000)."),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", metavar="SECONDS", min=0.0,
+        help="Also a wall-clock limit per searched level; a level it stops is unknown (the verdict then "
+             "depends on machine speed)."),
+    resolve: bool = typer.Option(
+        False, "--resolve", help="Search every level, also those a stored solution certifies (slower)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
 ) -> None:
-    """Re-certify every level from scratch (for CI) and replay stored solutions.
+    """Certify every level (for CI): replay its stored solution, or search it.
 
-    Prints one line per level and a summary.
+    A level that stores a solution is certified by replaying it with the referee, with no
+    search; a stored solution that does not replay fails the check. A level without one is
+    searched within --nodes (and --budget). --resolve searches every level. Prints one line
+    per level and a summary; the reports name the method, replay or search.
 
     Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget
     ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins
@@ -397,7 +408,8 @@ def verify_levels(
 
     if junit is not None:
         check_writable(junit)  # fail now, not after verifying every level
-    report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show)
+    report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show,
+                          seconds=budget, resolve=resolve, keep_levels=as_json or junit is not None)
     if junit is not None:
         write_junit(report, junit)
     if as_json:
