@@ -237,7 +237,8 @@ def solve(
 
 @app.command()
 def render(
-    source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file."),
+    source: Path = typer.Argument(
+        ..., metavar="PACK|LEVEL", help="A pack or level JSON file, or a pack directory."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
     solution: bool = typer.Option(
         False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
@@ -255,22 +256,47 @@ def render(
     typer.echo(f"{_plural(len(written), 'SVG file')} written to {out}")
 
 
+#: Levels one viewer page holds by default: a page of 1,000 easy levels is about 1.5 MB and
+#: stays quick in a browser; one of 100,000 would be over 100 MB.
+VIEW_LEVELS = 1000
+
+
 @app.command()
 def view(
-    pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file."),
+    pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file or a pack directory."),
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
+    start: int = typer.Option(0, "--start", min=0, help="0-based index of the first level on the page."),
+    limit: int = typer.Option(
+        VIEW_LEVELS, "--limit", min=1, help="Most levels on one page; a bigger pack is cut, with a note."),
 ) -> None:
     """Write a self-contained HTML page to browse and play a pack.
 
     The page lists the pack's levels; play one by clicking two tiles, with undo, restart,
-    hint and "play the solution".
+    hint and "play the solution". It holds at most --limit levels (1000), from --start; for a
+    bigger pack it says which levels it holds, and the note on stderr says how to see others.
+    From a pack directory only the parts holding those levels are read.
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
-    from llkgen.level import load_pack
+    from llkgen.level import Pack, load_pack, load_pack_dir, read_pack_index
     from llkgen.render import write_viewer
 
-    path = write_viewer(load_pack(pack), out)
+    check_writable(out)
+    if pack.is_dir():
+        total = read_pack_index(pack).count
+        page = load_pack_dir(pack, start, start + limit)
+    else:
+        whole = load_pack(pack)
+        total = len(whole.levels)
+        page = Pack(whole.name, whole.levels[start:start + limit], whole.extra)
+    if start >= total > 0:
+        raise typer.BadParameter(f"{start} is past the last level of {pack} ({total} levels, 0-based)",
+                                 param_hint="--start")
+    n = len(page.levels)
+    path = write_viewer(page, out, first=start, total=total)
+    if n < total:
+        typer.echo(printable(f"note: {pack} has {total} levels; the page holds levels {start + 1} to "
+                             f"{start + n} (choose others with --start and --limit)"), err=True)
     typer.echo(f"viewer written to {path}")
 
 

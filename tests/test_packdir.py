@@ -237,3 +237,64 @@ def test_streaming_yields_the_levels_before_a_bad_line(tmp_path):
         for label, _ in iter_pack_dir(path):
             seen.append(label)
     assert len(seen) == 16
+
+
+# -- the real commands --------------------------------------------------------------------------
+def _llkgen(args: tuple[str, ...], cwd: Path):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "llkgen", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_cli_reads_pack_directories(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    _write(tmp_path, n=23, name="big")
+    broken = {}
+    for name, breaker, where, reason in BROKEN:
+        if name in ("missing-index", "bad-line", "count-mismatch", "missing-part", "short-part"):
+            path = _write(tmp_path, name=name)
+            breaker(path)
+            broken[name] = (where, reason)
+    commands = {
+        "view": ("view", "big", "--out", "v.html"),
+        "view-window": ("view", "big", "--out", "w.html", "--start", "20", "--limit", "5"),
+        "view-past": ("view", "big", "--out", "x.html", "--start", "23"),
+        "render": ("render", "big", "--out", "svg"),
+        "show": ("show", "big#lv-12"),
+        "show-dir": ("show", "big"),
+        **{f"view-{name}": ("view", name, "--out", f"{name}.html") for name in broken},
+        **{f"render-{name}": ("render", name, "--out", f"svg-{name}") for name in broken},
+    }
+    with ThreadPoolExecutor(4) as pool:
+        runs = dict(zip(commands, pool.map(lambda a: _llkgen(a, tmp_path), commands.values())))
+
+    r = runs["view"]
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    html = (tmp_path / "v.html").read_text("utf-8")
+    assert '<p class="sub">23 levels' in html and "lv-22" in html
+    r = runs["view-window"]
+    assert r.returncode == 0
+    assert r.stderr == ("note: big has 23 levels; the page holds levels 21 to 23 "
+                        "(choose others with --start and --limit)\n")
+    html = (tmp_path / "w.html").read_text("utf-8")
+    assert "levels 21\u201323 of 23" in html and '"lv-20"' in html and '"lv-19"' not in html
+    assert runs["view-past"].returncode == 2
+
+    r = runs["render"]
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "23 SVG files written to svg"
+    assert (tmp_path / "svg" / "lv-22.svg").is_file() and (tmp_path / "svg" / "level-004.svg").is_file()
+
+    r = runs["show"]
+    assert r.returncode == 0 and r.stdout.startswith("# lv-12: 2x3")
+    r = runs["show-dir"]
+    assert r.returncode == 1 and "is a pack directory of 23 levels" in r.stderr
+
+    for name, (where, reason) in broken.items():
+        for cmd in ("view", "render"):
+            r = runs[f"{cmd}-{name}"]
+            assert r.returncode == 1, (cmd, name, r.stderr)
+            assert r.stderr.startswith(f"Error: {name}/{where}: {reason}"), (cmd, name, r.stderr)
+            assert "Traceback" not in r.stderr
