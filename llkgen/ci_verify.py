@@ -267,11 +267,15 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, bool]]:
 def _walk(top: Path) -> Iterator[Path]:
     """``*.json`` files and pack directories under ``top``, not looking inside a pack
     directory (its ``index.json`` is not a level file)."""
-    for entry in sorted(os.scandir(top), key=lambda e: e.name):
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except PermissionError:  # as Path.rglob does: an unreadable folder holds nothing
+        return
+    for entry in entries:
         if entry.name.startswith("."):
             continue
         p = Path(entry.path)
-        if entry.is_dir():
+        if entry.is_dir(follow_symlinks=False):  # as Path.rglob: never into a link's loop
             if _is_pack_dir_in_walk(p):
                 yield p
             else:
