@@ -338,6 +338,23 @@ def test_a_broken_pack_directory_is_invalid_at_its_line(tmp_path):
         [(f"{big}/index.json", "no such file: a pack directory needs its index (llkgen.packdir/1)")]
 
 
+def test_a_pack_directory_is_read_as_it_is_checked(tmp_path):
+    """Streaming, seen from outside: when the first level is reported, the last part has not
+    been read yet, so breaking it then is noticed. A reader that loaded the whole directory
+    first would check all four levels."""
+    big = write_pack_dir_of(tmp_path / "big", GOOD, *(GOOD | {"id": f"g{i}"} for i in (2, 3, 4)))
+    last = big / "levels-00001.jsonl"
+
+    def break_last_part(res) -> None:
+        if res.label.endswith("#good"):
+            last.write_text("[]\n", "utf-8")
+
+    report = verify_paths([big], on_level=break_last_part)
+    assert statuses(report) == [("big#good", "ok"), ("big#g2", "ok")]
+    assert [(p.file, p.detail) for p in report.problems] == \
+        [(f"{last}:1", "levels[2]: expected a level object, found a list of 0")]
+
+
 def test_without_reports_nothing_is_kept_per_level(tmp_path):
     big = write_pack_dir_of(tmp_path / "big", GOOD, UNSOLVABLE, GOOD | {"id": "g2"})
     seen = []
