@@ -28,13 +28,13 @@ invalid    1    a file could not be read or is not a valid level/pack file or pa
 
 A corrupt or truncated file is reported by name and the other files are still checked. A pack
 directory is streamed: levels are read, checked and reported one at a time, so memory does
-not grow with the number of levels (the JSON and JUnit reports keep one small record per
-level). A bad line in a part stops that pack directory there (``DIR/levels-00001.jsonl:17``),
-after the levels before it have been checked. Directories are searched recursively for
-``*.json`` and for pack directories (hidden files and folders are skipped); there, a JSON file
-that is not an llkgen level or pack (no ``"format": "llkgen..."``) is listed as skipped rather
-than failed, so a level folder may hold other JSON. A path named on the command line is always
-checked strictly.
+not grow with the number of levels (the JSON and JUnit reports are spooled to a temporary
+file and written from it a level at a time). A bad line in a part stops that pack directory
+there (``DIR/levels-00001.jsonl:17``), after the levels before it have been checked.
+Directories are searched recursively for ``*.json`` and for pack directories (hidden files
+and folders are skipped); there, a JSON file that is not an llkgen level or pack (no
+``"format": "llkgen..."``) is listed as skipped rather than failed, so a level folder may
+hold other JSON. A path named on the command line is always checked strictly.
 
 The search budget is ``nodes`` when given, otherwise the budget recorded in the level's
 certificate (so a pack made with ``verify.nodes: 500000`` is re-checked with the same effort),
@@ -46,18 +46,20 @@ faster machine.
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 import xml.etree.ElementTree as ET
 from collections import deque
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator
 
 from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.files import write_text_atomic
+from llkgen.files import open_atomic
 from llkgen.level import (
     LEVEL_FORMAT,
     PACK_FORMAT,
@@ -123,23 +125,37 @@ class FileProblem:
 
 @dataclass
 class VerifyReport:
-    """The results of a run. ``levels`` keeps every level's result only when ``keep_levels``
-    (for the JSON and JUnit reports); the counts and the exit code are tallied as results
-    arrive, so a run that only prints lines holds nothing per level."""
+    """The results of a run. The counts, the exit code and each file's tally are kept as
+    results arrive. Each level's result is kept in ``levels`` when ``keep_levels``, else
+    written to a nameless temporary file when ``spool`` (for the JSON and JUnit reports,
+    which read it back one level at a time), else not kept: a run that only prints lines, or
+    spools, holds nothing per level."""
 
     levels: list[LevelResult] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)
     files: int = 0
     keep_levels: bool = True
+    spool: bool = False
     tally: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (OK, UNSOLVABLE_S, UNKNOWN_S, FAILED)})
     methods: dict[str, int] = field(default_factory=lambda: {REPLAY: 0, SEARCH: 0})
+    suite_tally: dict[str, dict[str, int]] = field(default_factory=dict)
+    _spool: IO[str] | None = field(default=None, repr=False)
 
     def add(self, result: LevelResult) -> None:
         self.tally[result.status] += 1
         if result.status == OK:
             self.methods[result.method] += 1
+        suite = self.suite_tally.setdefault(xml_text(result.file),
+                                            {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
+        suite["tests"] += 1
+        suite["failures"] += result.status != OK
         if self.keep_levels:
             self.levels.append(result)
+        elif self.spool:
+            if self._spool is None:
+                self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+            # json.dumps escapes a lone surrogate in a label, so it is read back exactly.
+            self._spool.write(json.dumps(asdict(result)) + "\n")
 
     @property
     def checked(self) -> int:
@@ -179,49 +195,72 @@ class VerifyReport:
 
     def lines(self) -> list[str]:
         """One line per level, then one per invalid or skipped file."""
-        return [format_level(lv) for lv in self.levels] + [format_problem(p) for p in self.problems]
+        return [format_level(lv) for lv in self.results()] + [format_problem(p) for p in self.problems]
 
-    def to_json(self) -> dict:
+    def results(self) -> Iterator[LevelResult]:
+        """Every level's result, in order: from ``levels``, or read back from the spool."""
+        if self._spool is None:
+            yield from self.levels
+            return
+        self._spool.flush()
+        self._spool.seek(0)
+        for line in self._spool:
+            yield LevelResult(**json.loads(line))
+        self._spool.seek(0, os.SEEK_END)
+
+    def close(self) -> None:
+        """Remove the spool file, if any (it is a nameless temporary file)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def _head(self) -> dict:
         return {
             "format": REPORT_FORMAT,
             "exit_code": self.exit_code,
             "summary": self.counts() | {"levels": self.checked, "files": self.files,
                                         "certified_by": dict(self.methods)},
-            "levels": [asdict(lv) for lv in self.levels],
-            "files": [asdict(p) for p in self.problems],
         }
 
+    def to_json(self) -> dict:
+        return self._head() | {"levels": [asdict(lv) for lv in self.results()],
+                               "files": [asdict(p) for p in self.problems]}
+
+    def json_chunks(self) -> Iterator[str]:
+        """:func:`report_json`'s text, piece by piece: one level at a time, so a spooled report
+        is written without holding its levels."""
+        if not self.checked:
+            yield json_dumps(self.to_json(), indent=2) + "\n"
+            return
+        sentinel = "@llkgen-levels@"
+        text = json_dumps(self._head() | {"levels": [sentinel], "files": [asdict(p) for p in self.problems]},
+                          indent=2) + "\n"
+        before, after = text.split(json_dumps(sentinel), 1)
+        yield before
+        # Each level as json_dumps(..., indent=2) would nest it: two levels deeper. A JSON
+        # string never holds a raw newline, so every newline is a line break of the layout.
+        for i, lv in enumerate(self.results()):
+            yield (",\n    " if i else "") + json_dumps(asdict(lv), indent=2).replace("\n", "\n    ")
+        yield after
+
     def to_junit(self) -> str:
+        return "".join(self.junit_chunks())
+
+    def junit_chunks(self) -> Iterator[str]:
         """JUnit XML: one testsuite per file, one testcase per level; unsolvable, unknown and
         failed levels are failures, invalid files are errors, skipped files are skipped. Each
         level's testcase carries properties ``method`` (``replay`` or ``search``), ``verdict``
-        and ``nodes``, and its detail as ``system-out``."""
-        root = ET.Element("testsuites", name="llkgen verify")
-        suites: dict[str, ET.Element] = {}
-        tally: dict[str, dict[str, int]] = {}
-
-        def suite(name: str) -> ET.Element:
-            if name not in suites:
-                suites[name] = ET.SubElement(root, "testsuite", name=name)
-                tally[name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-            return suites[name]
-
+        and ``nodes``, and its detail as ``system-out``. Yielded a testcase at a time: the
+        suites' counts are tallied as levels arrive, and a file's levels arrive together."""
         # Ids and file names may hold characters XML cannot carry: each is shown as an escape.
-        for lv in self.levels:
-            file, detail = xml_text(lv.file), xml_text(lv.detail)
-            case = ET.SubElement(suite(file), "testcase", classname=file, name=xml_text(lv.label))
-            tally[file]["tests"] += 1
-            props = ET.SubElement(case, "properties")
-            for key in ("method", "verdict", "nodes"):
-                ET.SubElement(props, "property", name=key, value=str(getattr(lv, key)))
-            if lv.status != OK:
-                ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
-                tally[file]["failures"] += 1
-            else:
-                ET.SubElement(case, "system-out").text = detail
+        problem_suites: dict[str, ET.Element] = {}
+        tally = {name: dict(t) for name, t in self.suite_tally.items()}
         for p in self.problems:
             file, detail = xml_text(p.file), xml_text(p.detail)
-            case = ET.SubElement(suite(file), "testcase", classname=file, name=file)
+            if file not in problem_suites:
+                problem_suites[file] = ET.Element("testsuite", name=file)
+                tally.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
+            case = ET.SubElement(problem_suites[file], "testcase", classname=file, name=file)
             tally[file]["tests"] += 1
             if p.status == INVALID:
                 ET.SubElement(case, "error", type="invalid", message=detail).text = detail
@@ -229,15 +268,44 @@ class VerifyReport:
             else:
                 ET.SubElement(case, "skipped", message=detail)
                 tally[file]["skipped"] += 1
-        total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        for name, el in suites.items():
-            for k, v in tally[name].items():
-                el.set(k, str(v))
-                total[k] += v
-        for k, v in total.items():
-            root.set(k, str(v))
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        total = {k: sum(t[k] for t in tally.values()) for k in ("tests", "failures", "errors", "skipped")}
+        yield '<?xml version="1.0" encoding="utf-8"?>\n'
+        yield _start_tag(ET.Element("testsuites", {"name": "llkgen verify", **_str(total)})) + "\n"
+        current = None
+        for lv in self.results():
+            file, detail = xml_text(lv.file), xml_text(lv.detail)
+            if file != current:
+                if current is not None:
+                    yield "  </testsuite>\n"
+                current = file
+                yield "  " + _start_tag(ET.Element("testsuite", {"name": file, **_str(tally[file])})) + "\n"
+            case = ET.Element("testcase", classname=file, name=xml_text(lv.label))
+            props = ET.SubElement(case, "properties")
+            for key in ("method", "verdict", "nodes"):
+                ET.SubElement(props, "property", name=key, value=str(getattr(lv, key)))
+            if lv.status != OK:
+                ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
+            else:
+                ET.SubElement(case, "system-out").text = detail
+            ET.indent(case, level=2)
+            yield "    " + ET.tostring(case, encoding="unicode") + "\n"
+        if current is not None:
+            yield "  </testsuite>\n"
+        for name, el in problem_suites.items():
+            for k, v in _str(tally[name]).items():
+                el.set(k, v)
+            ET.indent(el, level=1)
+            yield "  " + ET.tostring(el, encoding="unicode") + "\n"
+        yield "</testsuites>\n"
+
+
+def _str(counts: dict[str, int]) -> dict[str, str]:
+    return {k: str(v) for k, v in counts.items()}
+
+
+def _start_tag(el: ET.Element) -> str:
+    """The start tag of a childless element, as ElementTree writes it."""
+    return ET.tostring(el, encoding="unicode").removesuffix(" />") + ">"
 
 
 def format_level(lv: LevelResult) -> str:
@@ -444,18 +512,20 @@ def _results(tasks: Iterator[tuple], jobs: int) -> Iterator[LevelResult]:
 def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, jobs: int = 1,
                  on_level: Callable[[LevelResult], None] | None = None, *,
                  seconds: float | None = None, resolve: bool = False,
-                 keep_levels: bool = True) -> VerifyReport:
+                 keep_levels: bool = True, spool: bool = False) -> VerifyReport:
     """Check every level found under ``paths`` (see the module docstring); never raises for
     bad files (they are reported as invalid). ``jobs > 1`` searches levels in a process pool;
     the report is the same. ``seconds`` limits each search in wall-clock time; ``resolve``
     searches levels that store a solution too. With ``keep_levels`` false the report holds
-    counts only, and ``on_level`` is the way to see each result."""
+    counts only (with ``spool``, a temporary file of results too, read back by the JSON and
+    JUnit writers; :meth:`VerifyReport.close` removes it), and ``on_level`` is the way to see
+    each result as it comes."""
     if nodes is not None and (type(nodes) is not int or nodes < 1):
         raise ValueError(f"nodes: expected an integer >= 1, found {nodes!r}")
     if seconds is not None and not (isinstance(seconds, (int, float)) and seconds >= 0):
         raise ValueError(f"seconds: expected a number >= 0, found {seconds!r}")
     paths = list(paths)
-    report = VerifyReport(keep_levels=keep_levels)
+    report = VerifyReport(keep_levels=keep_levels, spool=spool)
     for res in _results(_tasks(paths, nodes, seconds, resolve, report), max(1, jobs)):
         report.add(res)
         if on_level is not None:
@@ -469,8 +539,12 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
 
 
 def write_junit(report: VerifyReport, path: str | os.PathLike) -> Path:
-    return write_text_atomic(path, report.to_junit())
+    """Write :meth:`VerifyReport.junit_chunks` to ``path`` atomically, piece by piece."""
+    with open_atomic(path) as f:
+        for chunk in report.junit_chunks():
+            f.write(chunk)
+    return Path(path)
 
 
 def report_json(report: VerifyReport) -> str:
-    return json_dumps(report.to_json(), indent=2) + "\n"
+    return "".join(report.json_chunks())

@@ -426,7 +426,7 @@ def verify_levels(
 
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
-    from llkgen.ci_verify import format_level, format_problem, report_json, verify_paths, write_junit
+    from llkgen.ci_verify import format_level, format_problem, verify_paths, write_junit
 
     def show(res) -> None:
         if not as_json:
@@ -435,11 +435,14 @@ def verify_levels(
     if junit is not None:
         check_writable(junit)  # fail now, not after verifying every level
     report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show,
-                          seconds=budget, resolve=resolve, keep_levels=as_json or junit is not None)
+                          seconds=budget, resolve=resolve, keep_levels=False,
+                          spool=as_json or junit is not None)
     if junit is not None:
         write_junit(report, junit)
     if as_json:
-        typer.echo(report_json(report), nl=False)
+        for chunk in report.json_chunks():
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
     else:
         for p in report.problems:
             typer.echo(format_problem(p))
