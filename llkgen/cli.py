@@ -245,15 +245,20 @@ def render(
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
+    A pack directory is read one level at a time, as its previews are written.
+
     Example: llkgen render output/easy.json --out output/easy-svg --solution
     """
-    from llkgen.level import load_levels
-    from llkgen.render import write_svgs
+    from llkgen.level import iter_levels, read_pack_index
+    from llkgen.render.svg import iter_write_svgs
 
-    written = write_svgs(load_levels(source), out, solution=solution)
-    for p in written:
+    if source.is_dir():
+        read_pack_index(source)  # a bad index fails before the output directory is made
+    written = 0
+    for p in iter_write_svgs(iter_levels(source), out, solution=solution):
         typer.echo(str(p))
-    typer.echo(f"{_plural(len(written), 'SVG file')} written to {out}")
+        written += 1
+    typer.echo(f"{_plural(written, 'SVG file')} written to {out}")
 
 
 #: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays

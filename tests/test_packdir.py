@@ -298,3 +298,19 @@ def test_cli_reads_pack_directories(tmp_path):
             assert r.returncode == 1, (cmd, name, r.stderr)
             assert r.stderr.startswith(f"Error: {name}/{where}: {reason}"), (cmd, name, r.stderr)
             assert "Traceback" not in r.stderr
+
+
+def test_render_streams_a_pack_directory(tmp_path):
+    """Previews are written as levels are read: once the first is written, breaking the last
+    part is noticed (a renderer that loaded the directory first would write all 23)."""
+    from llkgen.level import iter_levels
+    from llkgen.render.svg import iter_write_svgs, svg_filenames
+
+    path = _write(tmp_path)
+    written = iter_write_svgs(iter_levels(path), tmp_path / "svg")
+    first = next(written)
+    assert first.name == svg_filenames(load_levels(path))[0] + ".svg"
+    (path / "levels-00002.jsonl").write_text("[]\n", "utf-8")
+    with pytest.raises(PackFileError, match=r"levels-00002\.jsonl:1: levels\[20\]: expected a level object"):
+        list(written)
+    assert len(os.listdir(tmp_path / "svg")) == 20
