@@ -529,7 +529,11 @@ def _pack_dir_level(path: str, wanted: str) -> Level:
 def level_line(level: Level) -> str:
     """One level as a line of a part file: :func:`level_to_json`, compact, keys in the order
     built, lone surrogates escaped, and a newline."""
-    return escape_surrogates(json.dumps(level_to_json(level), ensure_ascii=False, separators=(",", ":"))) + "\n"
+    return _compact_line(level_to_json(level))
+
+
+def _compact_line(obj: dict) -> str:
+    return escape_surrogates(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))) + "\n"
 
 
 def check_pack_dir_target(path: str | os.PathLike) -> Path:
@@ -577,10 +581,12 @@ def _fsync_dir(p: Path) -> None:
         os.close(fd)
 
 
-def write_pack_dir(path: str | os.PathLike, header: dict, levels: Iterable[Level], *,
+def write_pack_dir(path: str | os.PathLike, header: dict, levels: Iterable[Level | dict], *,
                    per_file: int = PART_LEVELS) -> Path:
     """Write a pack directory: ``levels`` streamed into parts of ``per_file`` levels (at most
-    :data:`PART_LEVELS`), then ``index.json``; returns the path.
+    :data:`PART_LEVELS`), then ``index.json``; returns the path. A level is a :class:`Level`
+    or a level object as :func:`level_to_json` makes it (written as given, not validated:
+    readers validate every line).
 
     ``header`` is the pack's top-level keys except ``levels``: ``name`` (required) and any
     others (``generator``, ``seed``, ...); a ``format`` of ``llkgen.pack/1`` is dropped, so
@@ -623,9 +629,13 @@ def write_pack_dir(path: str | os.PathLike, header: dict, levels: Iterable[Level
                     out = open(tmp / name, "wb")
                     files.append({"path": name, "count": 0, "first": len(ids)})
                 assert out is not None
-                out.write(level_line(level).encode("utf-8"))
+                if isinstance(level, dict):
+                    out.write(_compact_line(level).encode("utf-8"))
+                    ids.append(level.get("id"))
+                else:
+                    out.write(level_line(level).encode("utf-8"))
+                    ids.append(level.id)
                 files[-1]["count"] += 1
-                ids.append(level.id)
         finally:
             if out is not None:
                 out.flush()

@@ -25,6 +25,7 @@ from llkgen.level import (
     is_pack_dir,
     iter_pack_dir,
     level_line,
+    level_to_json,
     load_level_ref,
     load_levels,
     load_pack,
@@ -87,9 +88,12 @@ def test_labels_slices_and_one_level_by_id(tmp_path, monkeypatch):
 
 
 def test_the_same_levels_give_the_same_bytes(tmp_path):
+    """Twice from Level objects, and once from their JSON objects (as ``make`` holds them)."""
     a, b = _write(tmp_path, name="a"), _write(tmp_path, name="b")
+    c = write_pack_dir(tmp_path / "c", HEADER, (level_to_json(lv) for lv in _levels(23)), per_file=10)
+    assert sorted(os.listdir(a)) == sorted(os.listdir(c))
     for name in os.listdir(a):
-        assert (a / name).read_bytes() == (b / name).read_bytes()
+        assert (a / name).read_bytes() == (b / name).read_bytes() == (c / name).read_bytes()
 
 
 def test_an_empty_pack(tmp_path):
