@@ -237,40 +237,71 @@ def solve(
 
 @app.command()
 def render(
-    source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file."),
+    source: Path = typer.Argument(
+        ..., metavar="PACK|LEVEL", help="A pack or level JSON file, or a pack directory."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
     solution: bool = typer.Option(
         False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
+    A pack directory is read one level at a time, as its previews are written.
+
     Example: llkgen render output/easy.json --out output/easy-svg --solution
     """
-    from llkgen.level import load_levels
-    from llkgen.render import write_svgs
+    from llkgen.level import iter_levels, read_pack_index
+    from llkgen.render.svg import iter_write_svgs
 
-    written = write_svgs(load_levels(source), out, solution=solution)
-    for p in written:
+    if source.is_dir():
+        read_pack_index(source)  # a bad index fails before the output directory is made
+    written = 0
+    for p in iter_write_svgs(iter_levels(source), out, solution=solution):
         typer.echo(str(p))
-    typer.echo(f"{_plural(len(written), 'SVG file')} written to {out}")
+        written += 1
+    typer.echo(f"{_plural(written, 'SVG file')} written to {out}")
+
+
+#: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
+#: quick in a browser; one of 100,000 would be 80 MB, more for bigger boards.
+VIEW_LEVELS = 1000
 
 
 @app.command()
 def view(
-    pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file."),
+    pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file or a pack directory."),
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
+    start: int = typer.Option(0, "--start", min=0, help="0-based index of the first level on the page."),
+    limit: int = typer.Option(
+        VIEW_LEVELS, "--limit", min=1, help="Most levels on one page; a bigger pack is cut, with a note."),
 ) -> None:
     """Write a self-contained HTML page to browse and play a pack.
 
     The page lists the pack's levels; play one by clicking two tiles, with undo, restart,
-    hint and "play the solution".
+    hint and "play the solution". It holds at most --limit levels (1000), from --start; for a
+    bigger pack it says which levels it holds, and the note on stderr says how to see others.
+    From a pack directory only the parts holding those levels are read.
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
-    from llkgen.level import load_pack
+    from llkgen.level import Pack, load_pack, load_pack_dir, read_pack_index
     from llkgen.render import write_viewer
 
-    path = write_viewer(load_pack(pack), out)
+    check_writable(out)
+    if pack.is_dir():
+        total = read_pack_index(pack).count
+        page = load_pack_dir(pack, start, start + limit)
+    else:
+        whole = load_pack(pack)
+        total = len(whole.levels)
+        page = Pack(whole.name, whole.levels[start:start + limit], whole.extra)
+    if start >= total > 0:
+        raise typer.BadParameter(f"{start} is past the last level of {pack} ({total} levels, 0-based)",
+                                 param_hint="--start")
+    n = len(page.levels)
+    path = write_viewer(page, out, first=start, total=total)
+    if n < total:
+        typer.echo(printable(f"note: {pack} has {total} levels; the page holds levels {start + 1} to "
+                             f"{start + n} (choose others with --start and --limit)"), err=True)
     typer.echo(f"viewer written to {path}")
 
 
@@ -429,19 +460,29 @@ def _progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object],
 @app.command("verify")
 def verify_levels(
     paths: list[Path] = typer.Argument(
-        ..., metavar="PATH...", help="Level files, pack files or directories (searched recursively for *.json)."),
+        ..., metavar="PATH...",
+        help="Level files, pack files, pack directories, or directories (searched recursively for *.json "
+             "and pack directories)."),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
     junit: Optional[Path] = typer.Option(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
     nodes: Optional[int] = typer.Option(
         None, "--nodes", min=1,
-        help="Verifier budget per level in search nodes (default: the level's recorded budget, else 200000)."),
+        help="Search budget per level in nodes (default: the level's recorded budget, else 200000)."),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", metavar="SECONDS", min=0.0,
+        help="Also a wall-clock limit per searched level; a level it stops is unknown (the verdict then "
+             "depends on machine speed)."),
+    resolve: bool = typer.Option(
+        False, "--resolve", help="Search every level, also those a stored solution certifies (slower)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
 ) -> None:
-    """Re-certify every level from scratch (for CI) and replay stored solutions.
+    """Certify every level (for CI): replay its stored solution, or search it.
 
-    Prints one line per level and a summary.
+    A level that stores a solution is certified by replaying it with the referee, with no
+    search; a stored solution that does not replay fails the check. A level without one is
+    searched within --nodes (and --budget). --resolve searches every level. Prints one line
+    per level and a summary; the reports name the method, replay or search.
 
     Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget
     ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins
@@ -449,7 +490,7 @@ def verify_levels(
 
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
-    from llkgen.ci_verify import format_level, format_problem, report_json, verify_paths, write_junit
+    from llkgen.ci_verify import format_level, format_problem, verify_paths, write_junit
 
     def show(res) -> None:
         if not as_json:
@@ -457,17 +498,15 @@ def verify_levels(
 
     if junit is not None:
         check_writable(junit)  # fail now, not after verifying every level
-    jobs = jobs or os.cpu_count() or 1
-    if scheduler is not None:
-        from llkgen.executors import make_executor
-
-        report = verify_paths(paths, nodes=nodes, on_level=show, executor=make_executor(jobs, scheduler))
-    else:
-        report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=show)
+    report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show,
+                          seconds=budget, resolve=resolve, keep_levels=False,
+                          spool=as_json or junit is not None)
     if junit is not None:
         write_junit(report, junit)
     if as_json:
-        typer.echo(report_json(report), nl=False)
+        for chunk in report.json_chunks():
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
     else:
         for p in report.problems:
             typer.echo(format_problem(p))

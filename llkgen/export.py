@@ -23,10 +23,18 @@ from typing import Callable
 
 from llkgen import __version__, generate
 from llkgen.executors import TRIES, Executor, ProcessExecutor, WorkerFailure
-from llkgen.files import check_writable
+from llkgen.files import check_writable, prepare_dir
 from llkgen.generate import GeneratedLevel
-from llkgen.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
-from llkgen.packdir import LEVELS_PER_FILE, check_dir_writable, write_pack_dir
+from llkgen.level import (
+    PACK_FORMAT,
+    PART_LEVELS,
+    Level,
+    Pack,
+    check_pack_dir_target,
+    level_to_json,
+    write_json_atomic,
+    write_pack_dir,
+)
 from llkgen.shards import Shard, open_shards, shard_lines, spec_identity
 from llkgen.spec import Spec
 from llkgen.spool import Journal, MemorySpool, temporary_journal_path, write_lines_atomic
@@ -50,9 +58,9 @@ def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
     return Pack(spec.name, out, {"generator": f"llkgen {__version__}", "seed": spec.seed})
 
 
-#: The most levels a pack file holds; a bigger pack is written as a directory
-#: (:mod:`llkgen.packdir`).
-PACK_FILE_MAX = LEVELS_PER_FILE
+#: The most levels a pack file holds; a bigger pack is written as a pack directory
+#: (:func:`llkgen.level.write_pack_dir`), with as many levels per part.
+PACK_FILE_MAX = PART_LEVELS
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,11 @@ def pack_path(path: str | os.PathLike, count: int) -> Path:
 def check_output(path: str | os.PathLike, count: int) -> Path:
     """Raise :class:`~llkgen.errors.OutputError` now if the pack could not be written."""
     p = pack_path(path, count)
-    return check_dir_writable(p) if count > PACK_FILE_MAX else check_writable(p)
+    if count <= PACK_FILE_MAX:
+        return check_writable(p)
+    check_pack_dir_target(p)
+    prepare_dir(p.parent)
+    return p
 
 
 def write_pack(path: str | os.PathLike, identity: dict, records: Iterable[dict]) -> Path:
@@ -123,7 +135,7 @@ def write_pack(path: str | os.PathLike, identity: dict, records: Iterable[dict])
     header = pack_header(identity)
     levels = (r["level"] for r in records)
     if identity["count"] > PACK_FILE_MAX:
-        return write_pack_dir(pack_path(path, identity["count"]), header, levels)
+        return write_pack_dir(pack_path(path, identity["count"]), header, levels, per_file=PACK_FILE_MAX)
     return write_json_atomic(path, {**header, "levels": list(levels)})
 
 

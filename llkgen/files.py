@@ -21,7 +21,10 @@ import os
 import select
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from llkgen.errors import LlkgenError, OutputError
 
@@ -219,3 +222,27 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
             raise _explain(p, e) from None
         raise
     return p
+
+
+@contextmanager
+def open_atomic(path: str | os.PathLike) -> Iterator[IO[str]]:
+    """:func:`write_text_atomic` for text written piece by piece: ``with open_atomic(p) as
+    f: f.write(...)``. The file appears at ``path`` only when the block ends without an
+    exception; otherwise the previous file is left as it was and no temporary file remains."""
+    p = Path(path)
+    fd, tmp = _prepare(p)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, p)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(e, OSError):
+            raise _explain(p, e) from None
+        raise

@@ -126,6 +126,38 @@ def test_verify_cpsat_names_the_time_budget():
     assert time.perf_counter() - start < 0.3 + MARGIN
 
 
+
+#: ``benchmarks/cpsat_bench.py``'s board 5 of class walls20-12x12-4x28-noborder: the search
+#: left it unknown after 5 s and CP-SAT needed 4.5 CPU s (about 1400 pairs to model).
+STUBBORN_WALLED = """
+# 4 2 # # 1 # 2 2 4 3 4
+1 # 2 4 4 1 # 3 3 2 1 3
+1 1 2 1 2 3 3 3 # 4 4 #
+3 2 3 4 3 1 2 2 # 1 1 4
+4 4 4 4 # 3 1 3 1 2 1 #
+3 4 1 3 2 2 2 1 4 1 4 2
+# 4 # 3 # 1 2 2 # 1 . 4
+3 2 # 2 3 1 3 2 1 1 # #
+# 2 . 2 # 4 4 2 # 1 4 #
+# 4 2 3 . 2 # 3 4 2 3 3
+2 3 4 # 1 2 3 1 # # 3 3
+4 # 1 4 # 4 4 1 3 3 1 1
+"""
+
+
+def test_auto_search_then_cpsat_holds_the_budget():
+    """``auto`` on a board ``cpsat_suits`` accepts: the search's nodes, then CP-SAT, whose
+    model building (about 2 s here) and start-up must stop at the one deadline."""
+    from llkgen.verify import verify
+    from llkgen.verify.cpsat import cpsat_suits
+
+    board, rules = Board.from_text(STUBBORN_WALLED), Rules(border=False)
+    assert cpsat_suits(board, rules)
+    start = time.perf_counter()
+    verdict = verify(board, rules, Budget(nodes=10, seconds=1.0))  # the search hands over at 5
+    assert (verdict.status, verdict.stats["stage"], verdict.proof) == ("unknown", "cpsat", {"budget": "seconds"})
+    assert time.perf_counter() - start < 1.0 + MARGIN
+
 # --------------------------------------------------------------------------- flow
 
 

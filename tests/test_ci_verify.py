@@ -106,10 +106,96 @@ def test_certificates_are_not_trusted(tmp_path):
 
 def test_a_stored_solution_settles_an_undecided_level(tmp_path):
     level = HARD | {"solution": hard_solution()}
-    report = verify_paths([write(tmp_path / "h.json", level)])
+    path = write(tmp_path / "h.json", level)
+    (res,) = verify_paths([path], resolve=True).levels
+    assert (res.status, res.verdict, res.method, res.solution) == ("ok", "unknown", "replay", "replays")
+    assert res.stage and res.nodes >= 1 and "search undecided" in res.detail
+
+
+def test_a_stored_solution_is_replayed_not_searched(tmp_path, monkeypatch):
+    """Replay first: a level whose stored solution clears the board is certified by the
+    referee alone. The verifier is replaced by a tripwire, so a search would fail the test."""
+    import llkgen.ci_verify as ci
+
+    def tripwire(*args, **kwargs):
+        raise AssertionError("searched a level that stores a solution")
+
+    monkeypatch.setattr(ci, "verify", tripwire)
+    path = write(tmp_path / "p.json", pack(GOOD, HARD | {"solution": hard_solution()}))
+    report = verify_paths([path])
+    assert [(r.status, r.verdict, r.method, r.stage, r.nodes, r.solution) for r in report.levels] == \
+        [("ok", "solvable", "replay", "", 0, "replays")] * 2
+    assert "the stored solution replays: all 3 moves are legal" in report.levels[0].detail
+    assert report.exit_code == 0 and report.methods == {"replay": 2, "search": 0}
+    assert "2 certified (2 by replay, 0 by search)" in report.summary()
+
+
+def test_resolve_searches_every_level(tmp_path):
+    path = write(tmp_path / "p.json", pack(GOOD, GOOD | {"id": "plain", "solution": None} ))
+    plain = verify_paths([path])
+    assert [(r.method, r.verdict) for r in plain.levels] == [("replay", "solvable"), ("search", "solvable")]
+    assert plain.levels[1].nodes >= 0 and plain.levels[1].stage
+    forced = verify_paths([path], resolve=True)
+    assert [(r.status, r.method, r.solution) for r in forced.levels] == \
+        [("ok", "search", "replays"), ("ok", "search", "none")]
+    assert all(r.stage for r in forced.levels)
+
+
+BAD_MOVE = [[[0, 1], [0, 3]], [[0, 0], [2, 0]]]  # the second move joins types 1 and 3
+
+
+@pytest.mark.parametrize("resolve", [False, True])
+def test_a_corrupt_stored_solution_fails(tmp_path, resolve):
+    """A stored solution that does not replay is a failed check, with the first bad move named,
+    even though the level itself is solvable: the pack ships a wrong solution. With --resolve
+    the search's verdict is added to the message."""
+    path = write(tmp_path / "p.json", pack(GOOD | {"solution": BAD_MOVE}))
+    report = verify_paths([path], resolve=resolve)
     (res,) = report.levels
-    assert (res.status, res.verdict, res.method, res.solution) == ("ok", "unknown", "stored-solution", "replays")
-    assert report.exit_code == 0
+    assert (res.status, res.solution, report.exit_code) == ("failed", "fails", 1)
+    assert res.detail.startswith("stored solution fails: move 1: cells [0, 0] and [2, 0] hold different types")
+    if resolve:
+        assert (res.method, res.verdict) == ("search", "solvable") and "(search: solvable" in res.detail
+    else:
+        assert (res.method, res.verdict, res.nodes) == ("replay", "unknown", 0)
+        assert "not searched" in res.detail and "--resolve" in res.detail
+
+
+def test_a_solution_that_leaves_tiles_fails(tmp_path):
+    res = verify_paths([write(tmp_path / "l.json", GOOD | {"solution": GOOD["solution"][:2]})]).levels[0]
+    assert res.status == "failed" and "but 2 tiles remain" in res.detail
+    res = verify_paths([write(tmp_path / "n.json", GOOD | {"solution": "none"})]).levels[0]
+    assert res.status == "failed" and "expected a list of moves" in res.detail
+
+
+def _slow_64() -> dict:
+    import random
+
+    rng = random.Random("ci_verify/64x64/4")
+    tiles = [1 + (k // 2) % 4 for k in range(64 * 64)]
+    rng.shuffle(tiles)
+    grid = [tiles[r * 64:(r + 1) * 64] for r in range(64)]
+    return {"format": "llkgen.level/1", "id": "big", "rows": 64, "cols": 64, "grid": grid}
+
+
+#: Measured: 26 s to "unknown" with a budget of 5 nodes and no seconds budget.
+SLOW_64 = _slow_64()
+
+
+def test_seconds_budget_makes_a_slow_board_unknown(tmp_path):
+    """A 64x64 board with 4 types takes tens of seconds at the root even with a tiny node
+    budget (measured: --nodes 5, 21 s); a seconds budget stops it. The margin is the flake
+    guard of tests/test_budgets.py, the documented bar is 0.5 s."""
+    import time
+
+    path = write(tmp_path / "big.json", SLOW_64)
+    started = time.perf_counter()
+    report = verify_paths([path], nodes=5, seconds=0.3)
+    took = time.perf_counter() - started
+    (res,) = report.levels
+    assert (res.status, res.method, res.seconds, report.exit_code) == ("unknown", "search", 0.3, 4)
+    assert res.detail.startswith("unknown: undecided: the time budget (0.3 s) ran out"), res.detail
+    assert took < 0.3 + 2.0 + 1.0  # the budget, the flake margin, and reading a 64x64 file
 
 
 def test_budget_comes_from_nodes_then_certificate_then_default(tmp_path):
@@ -156,9 +242,14 @@ def test_junit_and_json_reports(tmp_path):
         {"tests": "4", "failures": "2", "errors": "1", "skipped": "0"}
     failures = [f.get("type") for f in root.iter("failure")]
     assert failures == ["unsolvable", "unknown"]
+    methods = [{p.get("name"): p.get("value") for p in case.iter("property")}.get("method")
+               for case in root.iter("testcase")]
+    assert methods == ["replay", "search", "search", None]  # GOOD stores a solution; q.json is invalid
     obj = json.loads(json.dumps(report.to_json()))
     assert obj["format"] == "llkgen.verify-report/1" and obj["exit_code"] == 1
     assert [lv["status"] for lv in obj["levels"]] == ["ok", "unsolvable", "unknown"]
+    assert [lv["method"] for lv in obj["levels"]] == ["replay", "search", "search"]
+    assert obj["summary"]["certified_by"] == {"replay": 1, "search": 0}
     assert obj["files"][0]["status"] == "invalid"
 
 
@@ -189,7 +280,8 @@ def test_cli_verify(tmp_path):
     assert lines[1].startswith("UNKNOWN    levels/pack.json#hard: unknown: undecided")
     assert lines[2].startswith("UNSOLVABLE levels/sub/locked.json: unsolvable: 4 tiles can never be removed")
     assert lines[3].startswith("INVALID    levels/broken.json: bad JSON")
-    assert lines[-1] == "3 levels in 3 files: 1 certified, 1 unsolvable, 1 unknown, 0 failed; 1 invalid file (exit 1)"
+    assert lines[-1] == ("3 levels in 3 files: 1 certified (1 by replay, 0 by search), 1 unsolvable, "
+                         "1 unknown, 0 failed; 1 invalid file (exit 1)")
     assert ET.parse(tmp_path / "out" / "junit.xml").getroot().get("tests") == "4"
 
     r = runs["json"]
@@ -203,3 +295,118 @@ def test_cli_verify(tmp_path):
     assert r.returncode == 1 and "INVALID    missing.json: no such file" in r.stdout
 
     assert runs["zero"].returncode == 2  # usage error from the option parser
+
+
+# -- pack directories ---------------------------------------------------------------------------
+def write_pack_dir_of(path: Path, *levels) -> Path:
+    from llkgen.level import level_from_json, write_pack_dir
+
+    return write_pack_dir(path, {"name": "p"}, (level_from_json(lv) for lv in levels), per_file=2)
+
+
+def test_pack_directories_are_streamed_and_found_in_folders(tmp_path):
+    big = write_pack_dir_of(tmp_path / "levels" / "big", GOOD, UNSOLVABLE, HARD, GOOD | {"id": "g2"})
+    write(tmp_path / "levels" / "a.json", GOOD)
+    web = tmp_path / "levels" / "web"
+    write(web / "index.json", {"title": "not a pack"})
+    write(web / "lv.json", GOOD)
+    assert [(p.relative_to(tmp_path).as_posix(), strict) for p, strict in collect([tmp_path / "levels"])] == \
+        [("levels/a.json", False), ("levels/big", False), ("levels/web/index.json", False),
+         ("levels/web/lv.json", False)]
+    report = verify_paths([tmp_path / "levels"], jobs=2)
+    assert statuses(report) == [("a.json", "ok"), ("big#good", "ok"), ("big#locked", "unsolvable"),
+                                ("big#hard", "unknown"), ("big#g2", "ok"), ("lv.json", "ok")]
+    assert [lv.method for lv in report.levels] == ["replay", "replay", "search", "search", "replay", "replay"]
+    assert [(Path(p.file).name, p.status) for p in report.problems] == [("index.json", "skipped")]
+    assert verify_paths([big]).to_json()["levels"] == verify_paths([big], jobs=2).to_json()["levels"]
+
+
+def test_a_broken_pack_directory_is_invalid_at_its_line(tmp_path):
+    big = write_pack_dir_of(tmp_path / "big", GOOD, GOOD | {"id": "g2"}, GOOD | {"id": "g3"})
+    part = big / "levels-00001.jsonl"
+    part.write_text(part.read_text("utf-8").replace('"rows":3', '"rows":4'), "utf-8")
+    report = verify_paths([big])
+    assert statuses(report) == [("big#good", "ok"), ("big#g2", "ok")]  # those before the bad line
+    (p,) = report.problems
+    assert (p.file, p.status) == (f"{part}:1", "invalid")
+    assert p.detail == "levels[2]: rows/cols say 4x4 but the grid is 3x4"
+    assert report.exit_code == 1
+    assert report.lines()[-1] == f"INVALID    {part}:1: levels[2]: rows/cols say 4x4 but the grid is 3x4"
+    (big / "index.json").unlink()
+    report = verify_paths([big])
+    assert [(p.file, p.detail) for p in report.problems] == \
+        [(f"{big}/index.json", "no such file: a pack directory needs its index (llkgen.packdir/1)")]
+
+
+def test_a_pack_directory_is_read_as_it_is_checked(tmp_path):
+    """Streaming, seen from outside: when the first level is reported, the last part has not
+    been read yet, so breaking it then is noticed. A reader that loaded the whole directory
+    first would check all four levels."""
+    big = write_pack_dir_of(tmp_path / "big", GOOD, *(GOOD | {"id": f"g{i}"} for i in (2, 3, 4)))
+    last = big / "levels-00001.jsonl"
+
+    def break_last_part(res) -> None:
+        if res.label.endswith("#good"):
+            last.write_text("[]\n", "utf-8")
+
+    report = verify_paths([big], on_level=break_last_part)
+    assert statuses(report) == [("big#good", "ok"), ("big#g2", "ok")]
+    assert [(p.file, p.detail) for p in report.problems] == \
+        [(f"{last}:1", "levels[2]: expected a level object, found a list of 0")]
+
+
+def test_without_reports_nothing_is_kept_per_level(tmp_path):
+    big = write_pack_dir_of(tmp_path / "big", GOOD, UNSOLVABLE, GOOD | {"id": "g2"})
+    seen = []
+    report = verify_paths([big], on_level=seen.append, keep_levels=False)
+    assert report.levels == [] and len(seen) == 3
+    assert (report.counts()["ok"], report.counts()["unsolvable"], report.exit_code) == (2, 1, 3)
+
+
+def test_cli_verify_replay_resolve_budget_and_pack_dirs(tmp_path):
+    write_pack_dir_of(tmp_path / "big", GOOD, GOOD | {"id": "g2"}, GOOD | {"id": "g3"})
+    write(tmp_path / "bad.json", GOOD | {"solution": BAD_MOVE})
+    broken = write_pack_dir_of(tmp_path / "broken", GOOD, GOOD | {"id": "g2"}, GOOD | {"id": "g3"})
+    (broken / "levels-00001.jsonl").write_text("{\n", "utf-8")
+    commands = {
+        "replay": ("verify", "big", "--json", "--jobs", "1"),
+        "resolve": ("verify", "big", "--resolve", "--junit", "j.xml", "--jobs", "2"),
+        "bad": ("verify", "bad.json", "big", "--budget", "5", "--jobs", "1"),
+        "broken": ("verify", "broken", "--jobs", "1"),
+        "neg": ("verify", "big", "--budget", "-1"),
+        "budget": ("verify", "slow.json", "--nodes", "5", "--budget", "0.3", "--json"),
+    }
+    write(tmp_path / "slow.json", SLOW_64)
+    with ThreadPoolExecutor(len(commands)) as pool:
+        runs = dict(zip(commands, pool.map(lambda a: llkgen(*a, cwd=tmp_path), commands.values())))
+
+    r = runs["replay"]
+    assert r.returncode == 0, r.stderr
+    assert [(lv["label"], lv["method"]) for lv in json.loads(r.stdout)["levels"]] == \
+        [("big#good", "replay"), ("big#g2", "replay"), ("big#g3", "replay")]
+
+    r = runs["resolve"]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == \
+        "3 levels in 1 file: 3 certified (0 by replay, 3 by search), 0 unsolvable, 0 unknown, 0 failed (exit 0)"
+    props = [p.get("value") for p in ET.parse(tmp_path / "j.xml").getroot().iter("property")
+             if p.get("name") == "method"]
+    assert props == ["search"] * 3
+
+    r = runs["bad"]
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[0].startswith(
+        "FAILED     bad.json: stored solution fails: move 1: cells [0, 0] and [2, 0] hold different types")
+    assert "Traceback" not in r.stderr
+
+    r = runs["broken"]
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "INVALID    broken/levels-00001.jsonl:1: bad JSON at column 2" in r.stdout
+
+    assert runs["neg"].returncode == 2
+
+    r = runs["budget"]
+    assert r.returncode == 4, r.stderr
+    (lv,) = json.loads(r.stdout)["levels"]
+    assert (lv["status"], lv["method"], lv["seconds"]) == ("unknown", "search", 0.3)
+    assert "time budget (0.3 s)" in lv["detail"]

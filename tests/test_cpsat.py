@@ -276,3 +276,136 @@ def test_cpsat_matches_brute(profile, probe):
 def test_cpsat_matches_brute_slow(profile, probe):
     wrong, counts = _sweep(profile, slow=True, probe=probe)
     assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+
+
+# --------------------------------------------------------------------------- routing
+
+
+def _walled(rows: int, cols: int, types: int, copies: int, walls: int, seed: int) -> Board:
+    rng = random.Random(seed)
+    cells = list(range(rows * cols))
+    rng.shuffle(cells)
+    flat = [0] * (rows * cols)
+    for c in cells[:walls]:
+        flat[c] = -1
+    tiles = [t for t in range(1, types + 1) for _ in range(copies)]
+    for c, t in zip(cells[walls:], tiles):
+        flat[c] = t
+    return Board(rows, cols, tuple(flat))
+
+
+def test_cpsat_suits_reads_board_features():
+    """The routing test looks at walls, types and pair count only (see its docstring)."""
+    from llkgen.verify.cpsat import SUITS_MAX_PAIRS, cpsat_suits
+
+    walled = _walled(12, 12, 4, 28, 29, 1)             # 20% walls, 4 types x 28
+    assert cpsat_suits(walled, Rules()) and cpsat_suits(walled, Rules(border=False))
+    assert not cpsat_suits(walled, Rules(gravity="down"))  # the model is gravity none only
+    assert not cpsat_suits(_walled(12, 12, 4, 28, 0, 1), Rules())   # no walls: the search wins
+    assert not cpsat_suits(_walled(12, 12, 4, 28, 22, 1), Rules())  # 15% walls: the same
+    assert not cpsat_suits(_walled(12, 12, 6, 18, 29, 1), Rules())  # six types: no rescue seen
+    crowded = _walled(16, 16, 2, 100, 52, 1)           # 2 x C(100, 2) pairs: too big a model
+    assert 2 * 100 * 99 // 2 > SUITS_MAX_PAIRS and not cpsat_suits(crowded, Rules())
+    assert not cpsat_suits(Board.from_grid([[-1, 0], [0, -1]]), Rules())  # no tiles
+
+
+#: ``benchmarks/cpsat_bench.py``'s board 5 of class sparse-12x12-2x20 (30% walls, 2 types x
+#: 20): the search alone left it unknown after 5 s, CP-SAT cleared it in about 0.1 CPU s.
+STUBBORN_SPARSE = """
+. 1 # 2 2 . . 2 2 # 2 .
+2 # . 1 . . 2 . . 1 . .
+. # . . # . . # . # # 1
+. # 2 . . . 2 . 1 . # 1
+# . . # . . 2 # . . # .
+1 . . # # # . 1 2 1 # #
+# 1 . 2 . . # # . . . 1
+2 2 2 # . . 1 # # . . 2
+# . . . 2 2 # # 1 . # #
+# . 1 . # . 1 # . # . 1
+1 # # # 1 2 # . . . 1 .
+. . # # # # . . # . 1 2
+"""
+
+
+def test_auto_hands_a_stubborn_walled_board_to_cpsat():
+    """On a board ``cpsat_suits`` accepts, ``auto`` gives the search its nodes (here half the
+    budget) and CP-SAT the rest; the verdict names the ``cpsat`` stage and its witness replays. The
+    search alone, with the whole budget, stays undecided: the route is what decides it."""
+    from llkgen.verify import verify
+    from llkgen.verify.cpsat import cpsat_suits
+
+    board, rules, budget = Board.from_text(STUBBORN_SPARSE), Rules(border=True), Budget(nodes=200)
+    assert cpsat_suits(board, rules)
+    alone = verify(board, rules, budget, engine="search")
+    assert (alone.status, alone.stats["stage"]) == ("unknown", "pairing-search"), alone.reason
+    routed = verify(board, rules, budget)
+    assert (routed.status, routed.stats["stage"]) == ("solvable", "cpsat"), routed.reason
+    assert 100 <= routed.stats["search_nodes"] < 200  # half the node budget, then CP-SAT
+    ok, final, bad = O.oracle_replay(board.grid(), True, "none", routed.solution)
+    assert ok and O.is_cleared(final), bad
+    # The same tiles without the walls: rejected by the classifier, so the search alone runs.
+    open_board = Board.from_text(STUBBORN_SPARSE.replace("#", "."))
+    assert not cpsat_suits(open_board, rules)
+    assert verify(open_board, rules, budget).stats["stage"] != "cpsat"
+
+
+def _walled_case(rng: random.Random) -> tuple[Board, bool]:
+    """A small board ``cpsat_suits`` accepts: 20-40% walls, 1-4 types, at most 14 tiles."""
+    rows, cols = rng.randint(3, 5), rng.randint(3, 6)
+    n = rows * cols
+    cells = list(range(n))
+    rng.shuffle(cells)
+    nw = -(-n * rng.choice((20, 25, 30, 40)) // 100)
+    types = rng.randint(1, 4)
+    tiles = [1, 1]
+    while True:
+        t, copies = rng.randint(1, types), rng.choice((2, 2, 4, 4, 6))
+        if len(tiles) + copies > min(n - nw, 14):
+            break
+        tiles += [t] * copies
+    rng.shuffle(tiles)
+    flat = [0] * n
+    for c in cells[:nw]:
+        flat[c] = -1
+    for c, t in zip(cells[nw:], tiles):
+        flat[c] = t
+    return Board(rows, cols, tuple(flat)), rng.random() < 0.6
+
+
+def _auto_sweep(seed: int, count: int) -> tuple[list[str], dict]:
+    """``auto`` against brute force on walled few-type boards, 200 nodes each. The callers
+    make the search hand over after one node, so CP-SAT (0.2 deterministic seconds) decides
+    every board the lock test, the flow check and that node leave. ``unknown`` is allowed,
+    a wrong answer or a refused witness never."""
+    from llkgen.verify import verify
+    from llkgen.verify.cpsat import cpsat_suits
+
+    rng = random.Random(seed)
+    wrong, counts = [], {}
+    for _ in range(count):
+        board, border = _walled_case(rng)
+        rules, grid = Rules(border=border), board.grid()
+        assert cpsat_suits(board, rules), grid_text(grid)
+        v = verify(board, rules, Budget(nodes=200))
+        key = f"{v.stats['stage']}/{v.status}"
+        counts[key] = counts.get(key, 0) + 1
+        if v.status != "unknown":
+            problem = _check(grid, border, O.brute_solve(grid, border, "none"), v.status, v.solution)
+            if problem is not None:
+                wrong.append(f" [{v.stats['stage']}]" + problem)
+    return wrong, counts
+
+
+def test_auto_with_cpsat_matches_brute(monkeypatch):
+    monkeypatch.setattr("llkgen.verify.HANDOVER_NODES", 1)
+    wrong, counts = _auto_sweep(5151, 150)
+    assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+    assert counts.get("cpsat/solvable", 0) >= 25, counts  # 47 when written
+
+
+@pytest.mark.slow
+def test_auto_with_cpsat_matches_brute_slow(monkeypatch):
+    monkeypatch.setattr("llkgen.verify.HANDOVER_NODES", 1)
+    wrong, counts = _auto_sweep(5151 * 7919, 3000)
+    assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+    assert counts.get("cpsat/solvable", 0) >= 500, counts

@@ -179,14 +179,3 @@ def test_dask_a_call_whose_worker_dies_twice_fails_the_run(cluster, tmp_path):
     assert len(list(tmp_path.iterdir())) == 2 and e.value.arg == 2
     assert str(e.value).startswith("2: its workers died: KilledWorker: ")
 
-
-def test_dask_verify_reports_as_one_process(cluster, tmp_path):
-    from llkgen.ci_verify import verify_paths
-
-    spec = parse_spec(SPEC, "tiny.yaml").with_overrides(out=tmp_path / "pack.json", count=3)
-    pack = make_pack(spec, jobs=1).path
-    (tmp_path / "broken.json").write_text("{", "utf-8")
-    one = verify_paths([tmp_path], jobs=1)
-    on_cluster = verify_paths([tmp_path], executor=dask(cluster))
-    assert on_cluster.levels == one.levels and on_cluster.problems == one.problems
-    assert len(one.levels) == 3 and pack.exists() and len(one.problems) == 1

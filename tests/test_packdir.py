@@ -1,5 +1,6 @@
-"""Packs past one file's levels are written as a ``llkgen.packdir/1`` directory. The limit
-(10,000 levels) is lowered here to 3, so a pack of 7 levels shows every case in a second."""
+"""``make`` and ``merge`` write packs past one file's levels as a ``llkgen.packdir/1``
+directory (with :func:`llkgen.level.write_pack_dir`). The limit (10,000 levels) is lowered
+here to 3, so a pack of 7 levels shows every case in a second."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import llkgen.export as export
-import llkgen.packdir as packdir
 from llkgen.errors import OutputError
 from llkgen.export import make_pack, merge_shards
 from llkgen.shards import Shard
@@ -40,7 +40,6 @@ def single(tmp_path_factory) -> dict:
 
 @pytest.fixture
 def small_files(monkeypatch):
-    monkeypatch.setattr(packdir, "LEVELS_PER_FILE", 3)
     monkeypatch.setattr(export, "PACK_FILE_MAX", 3)
 
 
@@ -95,13 +94,13 @@ def test_a_resumed_big_pack_and_a_rewrite(tmp_path, small_files):
 def test_a_directory_that_is_not_a_pack_is_never_replaced(tmp_path, small_files):
     (tmp_path / "big").mkdir()
     (tmp_path / "big" / "notes.txt").write_text("mine")
-    with pytest.raises(OutputError, match=r"big: cannot write: a directory that is not a llkgen.packdir/1 pack"):
+    with pytest.raises(OutputError, match=r"big: cannot write: a directory that is not a pack directory"):
         export.check_output(tmp_path / "big.json", 7)
     with pytest.raises(OutputError):
         make_pack(spec(tmp_path, "big.json"), jobs=1)
     assert (tmp_path / "big" / "notes.txt").read_text() == "mine"
     (tmp_path / "file").write_text("x")
-    with pytest.raises(OutputError, match=r"file: cannot write: is a file, expected a directory"):
+    with pytest.raises(OutputError, match=r"file: cannot write: exists and is not a directory"):
         export.check_output(tmp_path / "file", 7)
 
 

@@ -43,8 +43,10 @@ def _pack_json(pack: Pack | dict) -> dict:
     raise TypeError(f"expected a Pack or a pack JSON object, found {type(pack).__name__}")
 
 
-def build_viewer_html(pack: Pack | dict) -> str:
+def build_viewer_html(pack: Pack | dict, *, first: int = 0, total: int | None = None) -> str:
     """The viewer page for ``pack`` (a :class:`Pack` or a decoded ``llkgen.pack/1`` object).
+    When the pack holds only a window of a bigger one, ``first`` is the 0-based index of its
+    first level and ``total`` the bigger pack's size, and the page says which levels it holds.
 
     Guarantees: one self-contained UTF-8 document with no external references; the same pack
     always gives the same string."""
@@ -53,7 +55,10 @@ def build_viewer_html(pack: Pack | dict) -> str:
     payload = {"pack": data, "palette": palette_json(kinds)}
     name = data.get("name") or "pack"
     n = len(data["levels"])
-    sub = f"{n} level{'s' if n != 1 else ''}"
+    if total is not None and (first, n) != (0, total):
+        sub = f"levels {first + 1}\u2013{first + n} of {total}"
+    else:
+        sub = f"{n} level{'s' if n != 1 else ''}"
     if data.get("generator"):
         sub += f" \u00b7 {data['generator']}"
     if data.get("seed") is not None:
@@ -69,9 +74,10 @@ def build_viewer_html(pack: Pack | dict) -> str:
     )
 
 
-def write_viewer(pack: Pack | dict, out_path: str | os.PathLike) -> Path:
+def write_viewer(pack: Pack | dict, out_path: str | os.PathLike, *, first: int = 0,
+                 total: int | None = None) -> Path:
     """Write :func:`build_viewer_html` to ``out_path`` atomically; returns the path."""
-    return write_text_atomic(out_path, build_viewer_html(pack))
+    return write_text_atomic(out_path, build_viewer_html(pack, first=first, total=total))
 
 
 # Double braces are literal braces for str.format; the assets are substituted whole.

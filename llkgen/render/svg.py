@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 from llkgen.board import WALL, Board, Cell, Rules
 from llkgen.files import prepare_dir, write_text_atomic
@@ -445,7 +445,7 @@ MAX_STEM = 100
 PLAIN_SUFFIX, SOLUTION_SUFFIX = ".svg", ".solution.svg"
 
 
-def svg_filenames(levels: list[tuple[str, Level]]) -> list[str]:
+def svg_filenames(levels: Iterable[tuple[str, Level]]) -> list[str]:
     """Deterministic file-name stems, one per level: the level id (else the label's ``#``
     suffix or file stem, else ``level-<n>``), made filename-safe by :func:`slug`.
 
@@ -453,7 +453,12 @@ def svg_filenames(levels: list[tuple[str, Level]]) -> list[str]:
     stem claims both names, and a clash with any name already claimed (ignoring case, for
     case-insensitive file systems) gets ``-2``, ``-3``...: so the ids ``a`` and ``a.solution``
     can never write the same file, with or without solutions."""
-    stems: list[str] = []
+    return [stem for stem, _ in _stemmed(levels)]
+
+
+def _stemmed(levels: Iterable[tuple[str, Level]]) -> Iterator[tuple[str, Level]]:
+    """``(stem, level)`` as :func:`svg_filenames` names them, one level at a time: a stem
+    depends only on the levels before it."""
     claimed: set[str] = set()
     for i, (label, level) in enumerate(levels):
         if level.id:
@@ -468,20 +473,28 @@ def svg_filenames(levels: list[tuple[str, Level]]) -> list[str]:
         while {(stem + s).lower() for s in (PLAIN_SUFFIX, SOLUTION_SUFFIX)} & claimed:
             stem, k = f"{base}-{k}", k + 1
         claimed |= {(stem + s).lower() for s in (PLAIN_SUFFIX, SOLUTION_SUFFIX)}
-        stems.append(stem)
-    return stems
+        yield stem, level
 
 
-def write_svgs(levels: list[tuple[str, Level]], out_dir: str | Path, *,
+def write_svgs(levels: Iterable[tuple[str, Level]], out_dir: str | Path, *,
                solution: bool = False) -> list[Path]:
     """Write one SVG preview per level into ``out_dir`` (created if needed), and with
     ``solution=True`` also its step-by-step solution preview, named by :func:`svg_filenames`.
     Returns the paths written: no two are the same file."""
+    return list(iter_write_svgs(levels, out_dir, solution=solution))
+
+
+def iter_write_svgs(levels: Iterable[tuple[str, Level]], out_dir: str | Path, *,
+                    solution: bool = False) -> Iterator[Path]:
+    """:func:`write_svgs` one level at a time, yielding each path as it is written, so a
+    stream of levels (a pack directory) is rendered without holding it. ``out_dir`` is
+    created and checked at the call, before any level is read."""
     out = prepare_dir(out_dir)
-    paths = []
-    for stem, (_, level) in zip(svg_filenames(levels), levels):
-        paths.append(write_text_atomic(out / (stem + PLAIN_SUFFIX), render_level_svg(level)))
-        if solution:
-            paths.append(write_text_atomic(out / (stem + SOLUTION_SUFFIX),
-                                           render_level_svg(level, solution=True)))
-    return paths
+
+    def written() -> Iterator[Path]:
+        for stem, level in _stemmed(levels):
+            yield write_text_atomic(out / (stem + PLAIN_SUFFIX), render_level_svg(level))
+            if solution:
+                yield write_text_atomic(out / (stem + SOLUTION_SUFFIX), render_level_svg(level, solution=True))
+
+    return written()

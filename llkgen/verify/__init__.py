@@ -14,7 +14,10 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 3. ``flow-pairing`` (no gravity, walls): :func:`llkgen.verify.flow.pairing_check`;
 4. ``dive`` (no gravity): the pairing search with its lock test but no probing, briefly;
 5. ``pairing-search`` (no gravity): :mod:`llkgen.verify.pairing`;
-6. ``move-search`` (gravity): :mod:`llkgen.verify.movesearch`.
+6. ``cpsat`` (no gravity, only boards :func:`llkgen.verify.cpsat.cpsat_suits` accepts): when
+   the pairing search is undecided after :data:`HANDOVER_NODES` nodes, the CP-SAT model of
+   :mod:`llkgen.verify.cpsat` gets the rest of the budget;
+7. ``move-search`` (gravity): :mod:`llkgen.verify.movesearch`.
 
 ``engine="baseline"`` runs :mod:`llkgen.verify.baseline` alone, ``engine="cpsat"`` the model of
 :mod:`llkgen.verify.cpsat` alone.
@@ -33,6 +36,7 @@ from llkgen.grid import Grid
 from llkgen.path import Move
 from llkgen.referee import replay
 from llkgen.verify.baseline import BaselineSearch
+from llkgen.verify.cpsat import cpsat_suits
 from llkgen.verify.flow import pairing_check
 from llkgen.verify.lock import locked_tiles, root_partners
 from llkgen.verify.movesearch import MoveSearch
@@ -46,6 +50,19 @@ ENGINES = ("auto", "search", "cpsat", "baseline")
 #: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
 #: above this many tiles it is skipped. It is a pruning stage only, so skipping it is sound.
 PAIRING_CHECK_MAX_TILES = 200
+
+#: On the boards :func:`~llkgen.verify.cpsat.cpsat_suits` accepts, the pairing search hands
+#: over to CP-SAT after this many nodes (or half the node budget, if that is smaller); CP-SAT
+#: gets the nodes left and the same deadline. The search goes first because, on the boards
+#: both decided, its median CPU time was 4-33x lower in every such class; CP-SAT decided 10
+#: of the 13 boards it left unknown at 5 s. Every board the search decided in the benchmark
+#: runs took it at most 320 nodes, so 1000 leaves it three times that. The handover counts
+#: nodes, not seconds: handing over after 0.2 or 0.4 of the seconds lost boards the search
+#: alone decided when other processes loaded the machine (auto 28 of 40 boards, the search
+#: alone 32 and 29), as the search's slice of the wall clock then bought it little CPU; with
+#: 1000 nodes auto decided 35 of the same 40, the search alone 32. Figures: docs/cpsat.md.
+#: Re-measure with benchmarks/cpsat_bench.py (``--auto``) when either engine changes.
+HANDOVER_NODES = 1000
 
 Order = list[tuple[Cell, Cell]]
 
@@ -121,7 +138,7 @@ class _Run:
                                "move-search")
         if engine == "cpsat":
             return self.cpsat()
-        return self.lock_test() or self.flow_check() or self.pairing_search()
+        return self.lock_test() or self.flow_check() or self.search_then_cpsat() or self.pairing_search()
 
     # -- stages (no gravity) ------------------------------------------------------------------
     def lock_test(self) -> Verdict | None:
@@ -150,7 +167,7 @@ class _Run:
         self.stats["stage"] = "flow-pairing"
         return self.unsolvable(proof.reason, {"argument": "pairing-check", **proof.to_json()})
 
-    def pairing_search(self) -> Verdict:
+    def pairing_search(self, budget: Budget | None = None) -> Verdict:
         # A quick dive: the same exact search, lock test at every node but no probing, under a
         # small node budget. Most solvable boards fall to it before probing would have paid for
         # itself; if it finishes without a witness, that is an exhaustive search too. Its table
@@ -158,7 +175,8 @@ class _Run:
         # seeded 10x16 boards, CPU time, interleaved: no dive p50 86 ms; a dive without the
         # lock test 109 ms; with it, a quarter or half of the tiles long, 64-65 ms; a tenth,
         # too short, 134 ms.
-        board, rules, budget = self.board, self.rules, self.budget
+        board, rules = self.board, self.rules
+        budget = self.budget if budget is None else budget
         w = board.cols + 4
         prefer = [((a[0] + 2) * w + a[1] + 2, (b[0] + 2) * w + b[1] + 2) for a, b in self.hint
                   if board.in_bounds(tuple(a)) and board.in_bounds(tuple(b))]
@@ -182,15 +200,38 @@ class _Run:
         self.stats["lock_prunes"] = search.lock_prunes
         return verdict
 
-    def cpsat(self) -> Verdict:
-        """The CP-SAT model alone. Its solution is replayed like any witness; INFEASIBLE of
-        the exact model is the proof; a limit reached is unknown. ortools is imported here
-        and nowhere else on the way: it costs a fraction of a second to load."""
+    def search_then_cpsat(self) -> Verdict | None:
+        """On a board :func:`cpsat_suits` accepts (``auto`` only; None on any other): the
+        pairing search for :data:`HANDOVER_NODES` nodes (at most half the node budget), then,
+        if it is undecided and time is left, CP-SAT with the rest. Both are exact, so
+        whichever decides gives the verdict."""
+        if self.engine != "auto" or not cpsat_suits(self.board, self.rules):
+            return None
+        budget = self.budget
+        first = HANDOVER_NODES if budget.nodes is None else min(HANDOVER_NODES, budget.nodes // 2)
+        verdict = self.pairing_search(Budget(nodes=first, seconds=budget.seconds))
+        if verdict.status != UNKNOWN or verdict.proof == {"budget": "seconds"}:
+            return verdict  # decided, or the whole time budget is gone
+        spent = int(self.stats.get("nodes", 0))
+        self.stats["search_nodes"] = spent
+        if budget.nodes is not None and spent >= budget.nodes:
+            # Nothing left: CP-SAT's presolve alone can decide a small model even with a zero
+            # deterministic limit, and a node budget of 0 must not buy a verdict.
+            return self.unknown("nodes", "pairing-search", spent)
+        rest = Budget(nodes=None if budget.nodes is None else budget.nodes - spent, seconds=None)
+        return self.cpsat(rest, spent)
+
+    def cpsat(self, budget: Budget | None = None, spent: int = 0) -> Verdict:
+        """The CP-SAT model, with ``budget`` (default: the whole budget) and this run's
+        deadline. Its solution is replayed like any witness; INFEASIBLE of the exact model is
+        the proof; a limit reached is unknown. ortools is imported here and nowhere else on
+        the way: it costs a fraction of a second to load. ``spent`` is the search nodes
+        already used, counted in the verdict's nodes."""
         from llkgen.verify.cpsat import solve_cpsat
 
-        status, order, cstats = solve_cpsat(self.board, self.rules, self.budget, hint=self.hint or None,
-                                            deadline=self.deadline)
-        nodes = int(cstats.get("branches", 0))
+        status, order, cstats = solve_cpsat(self.board, self.rules, self.budget if budget is None else budget,
+                                            hint=self.hint or None, deadline=self.deadline)
+        nodes = spent + int(cstats.get("branches", 0))
         self.stats.update(stage="cpsat", nodes=nodes, cpsat=cstats)
         if status == SOLVABLE and order is not None:
             return self.solvable(order, f"cleared in {len(order)} moves (CP-SAT model, "

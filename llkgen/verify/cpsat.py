@@ -91,7 +91,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from llkgen.board import Board, Cell, Rules
+from llkgen.board import WALL, Board, Cell, Rules
 from llkgen.grid import Grid
 from llkgen.lines import Lines
 from llkgen.verify.lock import locked_tiles
@@ -102,7 +102,7 @@ if TYPE_CHECKING:  # ortools costs 0.4-0.8 s to import: only the functions that 
 
 __all__ = ["build_model", "solve_model", "solve_cpsat", "budget_limits", "pair_shapes",
            "CpsatHandles", "CpsatResult", "NODES_PER_DET_SECOND", "DEFAULT_SEED",
-           "STARTUP_PER_CONSTRUCT_SECOND", "ORTOOLS_IMPORT_SECONDS"]
+           "STARTUP_PER_CONSTRUCT_SECOND", "ORTOOLS_IMPORT_SECONDS", "cpsat_suits"]
 
 #: How ``Budget.nodes`` becomes a CP-SAT deterministic limit: ``nodes / NODES_PER_DET_SECOND``
 #: deterministic seconds, so the default 200 000 nodes give 200. Measured on full 10x16 boards
@@ -498,14 +498,16 @@ def solve_cpsat(board: Board, rules: Rules, budget: Budget = Budget(), *,
     ``("unsolvable", None, ...)`` when CP-SAT proves the exact model infeasible, and
     ``("unknown", None, ...)`` when a budget ran out, ``stats["stopped_by"]`` saying which:
     ``"nodes"`` (the deterministic limit) or ``"time"`` (the seconds). ``stats`` also holds
-    ``cpsat_status`` (``"NOT_SOLVED"`` when time ran out while the model was being built),
+    ``cpsat_status`` (``"NOT_RUN"`` when time ran out before CP-SAT could start),
     ``branches``, ``conflicts``, ``deterministic_time``, ``vars``, ``constraints`` and model
     sizes, all deterministic.
 
     The clock: ``deadline`` (a ``time.perf_counter()`` value) and ``budget.seconds`` (counted
     from this call), whichever comes first, bound the whole call: model building and lock
-    probing read the clock (see :func:`build_model`) and CP-SAT gets only the time left. So a
-    call returns within about a second of the deadline. ``budget.nodes`` becomes the
+    probing read the clock (see :func:`build_model`), CP-SAT starts only if its start-up fits
+    (:data:`STARTUP_PER_CONSTRUCT_SECOND`) and gets only the time left. Measured on five boards
+    with 0.5-10 s budgets, the call returned between 1.7 s before and 0.31 s after the
+    deadline. ``budget.nodes`` becomes the
     deterministic limit (:func:`budget_limits`); with no seconds and no deadline the verdict is
     the same on every machine. Raises ``ValueError`` under gravity."""
     if rules.gravity != "none":
@@ -517,13 +519,62 @@ def solve_cpsat(board: Board, rules: Rules, budget: Budget = Budget(), *,
         own = time.perf_counter() + budget.seconds
         deadline = own if deadline is None else min(deadline, own)
     det, _ = budget_limits(budget)
+    not_run = {"cpsat_status": "NOT_RUN", "stopped_by": "time", "branches": 0, "conflicts": 0,
+               "deterministic_time": 0.0}
     try:
         model, handles = build_model(board, rules, hint=hint, deadline=deadline)
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left < STARTUP_PER_CONSTRUCT_SECOND * handles.construct_seconds:
-            raise OutOfBudget("seconds")
     except OutOfBudget:
-        return UNKNOWN, None, {"cpsat_status": "NOT_SOLVED", "stopped_by": "time",
-                               "branches": 0, "conflicts": 0, "deterministic_time": 0.0}
+        return UNKNOWN, None, not_run
+    left = None if deadline is None else deadline - time.perf_counter()
+    if left is not None and left < STARTUP_PER_CONSTRUCT_SECOND * handles.construct_seconds:
+        return UNKNOWN, None, {**not_run, **handles.stats}
     result = solve_model(model, handles, max_time=left, deterministic_limit=det, seed=seed)
     return result.status, result.order, result.stats
+
+
+#: :func:`cpsat_suits`' thresholds; see its docstring for the measurements behind them.
+SUITS_MIN_WALL_SHARE = 0.2
+SUITS_MAX_TYPES = 4
+SUITS_MAX_PAIRS = 3200
+
+
+def cpsat_suits(board: Board, rules: Rules) -> bool:
+    """Whether CP-SAT is worth a second opinion on ``board`` after the search: a cheap,
+    deterministic test of board features only (no search, no clock). ``auto`` routes on it.
+
+    True when gravity is none, at least :data:`SUITS_MIN_WALL_SHARE` of the cells are walls,
+    the tiles are of at most :data:`SUITS_MAX_TYPES` types, and the same-type pairs number at
+    most :data:`SUITS_MAX_PAIRS`. Measured with ``benchmarks/cpsat_bench.py`` (5 s a board
+    and engine, 204 seeded boards in two runs; ``docs/cpsat.md`` has the tables):
+
+    * walls >= 20% with 2-4 types (12x12, 20-30% walls, 108 boards): the search alone
+      decided 95; handing the rest of the same 5 s over to CP-SAT, worked out per board from
+      the two engines' CPU times, decided 103. On the 13 boards the
+      search left unknown, CP-SAT with 20 s decided 10. On the boards both decided CP-SAT's
+      median was 4-33x the search's in every class, hence the search goes first.
+    * walls of 10-15% (28 boards, 4 types): the search decided 26, CP-SAT nothing the search
+      did not, and neither of the 2 left unknown in 20 s. Without walls (full and half-full
+      8x10 and 10x16 boards with 2-4 types, 40 boards) CP-SAT decided 8, all of them also
+      the search's; on the 3 of 40 random 10x16 boards (40 types) the search left unknown,
+      CP-SAT decided none in 20 s.
+    * 6 types at 20% walls (20 boards): the search decided 19, CP-SAT 3, all also the
+      search's, and not the one left in 20 s.
+    * the pair bound is a cost bound: building the model took about 1 ms of CPU per
+      same-type pair (3.3 s for 3080 pairs), so above 3200 building alone would take most
+      of a 5 s budget. No class above it was measured.
+
+    Re-measure when the model, the search or these thresholds change.
+    """
+    if rules.gravity != "none":
+        return False
+    counts: dict[int, int] = {}
+    walls = 0
+    for v in board.cells:
+        if v > 0:
+            counts[v] = counts.get(v, 0) + 1
+        elif v == WALL:
+            walls += 1
+    if not counts or walls < SUITS_MIN_WALL_SHARE * len(board.cells):
+        return False
+    pairs = sum(c * (c - 1) // 2 for c in counts.values())
+    return len(counts) <= SUITS_MAX_TYPES and pairs <= SUITS_MAX_PAIRS
