@@ -60,17 +60,8 @@ from typing import IO, Callable, Iterable, Iterator
 from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
 from llkgen.files import open_atomic
-from llkgen.level import (
-    LEVEL_FORMAT,
-    PACK_FORMAT,
-    PACK_INDEX,
-    PACKDIR_FORMAT,
-    PackFileError,
-    is_pack_dir,
-    iter_pack_dir,
-    levels_from_json,
-    read_json,
-)
+from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
+from llkgen.packdir import PACK_INDEX, PACKDIR_FORMAT, PackFileError, is_pack_dir, iter_pack_dir
 from llkgen.referee import replay
 from llkgen.text import json_dumps, printable, xml_text
 from llkgen.verify import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, verify

@@ -249,7 +249,8 @@ def render(
 
     Example: llkgen render output/easy.json --out output/easy-svg --solution
     """
-    from llkgen.level import iter_levels, read_pack_index
+    from llkgen.level import iter_levels
+    from llkgen.packdir import read_pack_index
     from llkgen.render.svg import iter_write_svgs
 
     if source.is_dir():
@@ -283,7 +284,8 @@ def view(
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
-    from llkgen.level import Pack, load_pack, load_pack_dir, read_pack_index
+    from llkgen.level import Pack, load_pack
+    from llkgen.packdir import load_pack_dir, read_pack_index
     from llkgen.render import write_viewer
 
     check_writable(out)

@@ -25,16 +25,8 @@ from llkgen import __version__, generate
 from llkgen.executors import TRIES, Executor, ProcessExecutor, WorkerFailure
 from llkgen.files import check_writable, prepare_dir
 from llkgen.generate import GeneratedLevel
-from llkgen.level import (
-    PACK_FORMAT,
-    PART_LEVELS,
-    Level,
-    Pack,
-    check_pack_dir_target,
-    level_to_json,
-    write_json_atomic,
-    write_pack_dir,
-)
+from llkgen.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
+from llkgen.packdir import PART_LEVELS, check_pack_dir_target, write_pack_dir
 from llkgen.shards import Shard, open_shards, shard_lines, spec_identity
 from llkgen.spec import Spec
 from llkgen.spool import Journal, MemorySpool, temporary_journal_path, write_lines_atomic
@@ -59,7 +51,7 @@ def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
 
 
 #: The most levels a pack file holds; a bigger pack is written as a pack directory
-#: (:func:`llkgen.level.write_pack_dir`), with as many levels per part.
+#: (:func:`llkgen.packdir.write_pack_dir`), with as many levels per part.
 PACK_FILE_MAX = PART_LEVELS
 
 

@@ -299,7 +299,8 @@ def test_cli_verify(tmp_path):
 
 # -- pack directories ---------------------------------------------------------------------------
 def write_pack_dir_of(path: Path, *levels) -> Path:
-    from llkgen.level import level_from_json, write_pack_dir
+    from llkgen.level import level_from_json
+    from llkgen.packdir import write_pack_dir
 
     return write_pack_dir(path, {"name": "p"}, (level_from_json(lv) for lv in levels), per_file=2)
 

@@ -1,5 +1,5 @@
 """``make`` and ``merge`` write packs past one file's levels as a ``llkgen.packdir/1``
-directory (with :func:`llkgen.level.write_pack_dir`). The limit (10,000 levels) is lowered
+directory (with :func:`llkgen.packdir.write_pack_dir`). The limit (10,000 levels) is lowered
 here to 3, so a pack of 7 levels shows every case in a second."""
 
 from __future__ import annotations

@@ -14,22 +14,16 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.level as level_mod
+import llkgen.packdir as packdir_mod
 from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, OutputError
-from llkgen.level import (
+from llkgen.level import Level, Pack, level_to_json, load_level_ref, load_levels, load_pack, pack_to_json
+from llkgen.packdir import (
     PACKDIR_FORMAT,
-    Level,
-    Pack,
     PackFileError,
     is_pack_dir,
     iter_pack_dir,
     level_line,
-    level_to_json,
-    load_level_ref,
-    load_levels,
-    load_pack,
-    pack_to_json,
     read_pack_index,
     write_pack_dir,
 )
@@ -228,7 +222,7 @@ def test_broken_pack_dirs_name_file_and_line(tmp_path, case):
 
 def test_a_line_over_the_cap(tmp_path, monkeypatch):
     path = _write(tmp_path)
-    monkeypatch.setattr(level_mod, "MAX_LINE_BYTES", 100)
+    monkeypatch.setattr(packdir_mod, "MAX_LINE_BYTES", 100)
     with pytest.raises(PackFileError, match=r"levels-00000\.jsonl:1: line too long: more than 100 bytes"):
         load_levels(path)
 
