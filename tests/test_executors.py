@@ -173,9 +173,12 @@ def test_dask_retries_a_failed_worker_once(cluster, tmp_path, how):
 
 
 def test_dask_a_call_whose_worker_dies_twice_fails_the_run(cluster, tmp_path):
-    # Last: both workers die here, and restart while the cluster closes.
+    # Last: both workers die here, and restart while the cluster closes. The call runs alone:
+    # the scheduler may queue other calls on the worker that dies, and a worker's death
+    # counts against every call it held, so with company the run could stop on a lower
+    # position that was only queued there (the lowest failure wins).
     with pytest.raises(WorkerFailure) as e:
-        _collect(dask(cluster), _flaky(tmp_path, "die", 2), [0, 1, 2, 3])
+        _collect(dask(cluster), _flaky(tmp_path, "die", 2), [2])
     assert len(list(tmp_path.iterdir())) == 2 and e.value.arg == 2
     assert str(e.value).startswith("2: its workers died: KilledWorker: ")
 

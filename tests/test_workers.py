@@ -53,6 +53,16 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``signum`` (``SigCgt``)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) >> (signum - 1) & 1)
+
+
 def _gone(pid: int) -> bool:
     return _state(pid) in (None, "Z")
 
@@ -78,6 +88,9 @@ def run(tmp_path):
                                  "--jobs", str(jobs)], cwd=tmp_path, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         started.append(proc)
+        # The CLI's own handlers are in place (before that, a signal on a loaded machine can
+        # land while Python is still importing), and the workers are up.
+        assert _wait_until(lambda: _catches(proc.pid, signal.SIGTERM), 60)
         assert _wait_until(lambda: len(_children(proc.pid)) >= (jobs if jobs > 1 else 0), 60)
         time.sleep(0.5)  # let the workers get into their first level
         return proc, _children(proc.pid)
