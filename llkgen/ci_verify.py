@@ -52,13 +52,15 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections import deque
 from concurrent.futures import Future
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
 from llkgen.board import Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
+from llkgen.executors import Executor
 from llkgen.files import open_atomic
 from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
 from llkgen.packdir import PACK_INDEX, PACKDIR_FORMAT, PackFileError, is_pack_dir, iter_pack_dir
@@ -475,6 +477,40 @@ def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
             report.problems.append(FileProblem(source, INVALID, detail))
 
 
+def _replay_only(task: tuple) -> bool:
+    return task[4] is not None and not task[7]
+
+
+#: Levels read ahead per chunk on a Dask cluster (``--scheduler``): the replays are checked
+#: here, the searches of the chunk go to the cluster together.
+CHUNK = 1024
+
+
+def _results_on(tasks: Iterator[tuple], executor: Executor) -> Iterator[LevelResult]:
+    """:func:`_results` on another executor (a Dask cluster), chunk by chunk in order: at most
+    :data:`CHUNK` levels are held at a time, and the cluster stays up between chunks."""
+    session = getattr(executor, "session", None)
+    with session() if session is not None else nullcontext():
+        while chunk := list(islice(tasks, CHUNK)):
+            yield from _chunk_results(chunk, executor)
+
+
+def _chunk_results(chunk: list[tuple], executor: Executor) -> list[LevelResult]:
+    out: list[LevelResult | None] = [None] * len(chunk)
+    searched = []
+    for i, task in enumerate(chunk):
+        if _replay_only(task):
+            out[i] = _check_task(task)
+        else:
+            searched.append(i)
+
+    def put(pos: int, result: LevelResult) -> None:
+        out[searched[pos]] = result
+
+    executor.run_ordered(_check_task, [chunk[i] for i in searched], put)
+    return [r for r in out if r is not None]
+
+
 def _results(tasks: Iterator[tuple], jobs: int) -> Iterator[LevelResult]:
     """``check_level`` of every task, in order. A replay costs well under a millisecond, less
     than handing the level to a worker, so levels certified by replay alone are checked here;
@@ -485,8 +521,7 @@ def _results(tasks: Iterator[tuple], jobs: int) -> Iterator[LevelResult]:
     with ExitStack() as stack:
         pool = None
         for task in tasks:
-            replay_only = task[4] is not None and not task[7]
-            if jobs == 1 or replay_only:
+            if jobs == 1 or _replay_only(task):
                 window.append(_check_task(task))
             else:
                 if pool is None:
@@ -503,21 +538,25 @@ def _results(tasks: Iterator[tuple], jobs: int) -> Iterator[LevelResult]:
 def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, jobs: int = 1,
                  on_level: Callable[[LevelResult], None] | None = None, *,
                  seconds: float | None = None, resolve: bool = False,
-                 keep_levels: bool = True, spool: bool = False) -> VerifyReport:
+                 keep_levels: bool = True, spool: bool = False,
+                 executor: Executor | None = None) -> VerifyReport:
     """Check every level found under ``paths`` (see the module docstring); never raises for
     bad files (they are reported as invalid). ``jobs > 1`` searches levels in a process pool;
     the report is the same. ``seconds`` limits each search in wall-clock time; ``resolve``
     searches levels that store a solution too. With ``keep_levels`` false the report holds
     counts only (with ``spool``, a temporary file of results too, read back by the JSON and
     JUnit writers; :meth:`VerifyReport.close` removes it), and ``on_level`` is the way to see
-    each result as it comes."""
+    each result as it comes. ``executor`` (e.g. a Dask cluster, see :mod:`llkgen.executors`)
+    runs the searches instead of the process pool; the report is the same."""
     if nodes is not None and (type(nodes) is not int or nodes < 1):
         raise ValueError(f"nodes: expected an integer >= 1, found {nodes!r}")
     if seconds is not None and not (isinstance(seconds, (int, float)) and seconds >= 0):
         raise ValueError(f"seconds: expected a number >= 0, found {seconds!r}")
     paths = list(paths)
     report = VerifyReport(keep_levels=keep_levels, spool=spool)
-    for res in _results(_tasks(paths, nodes, seconds, resolve, report), max(1, jobs)):
+    tasks = _tasks(paths, nodes, seconds, resolve, report)
+    results = _results(tasks, max(1, jobs)) if executor is None else _results_on(tasks, executor)
+    for res in results:
         report.add(res)
         if on_level is not None:
             on_level(res)

@@ -478,6 +478,7 @@ def verify_levels(
     resolve: bool = typer.Option(
         False, "--resolve", help="Search every level, also those a stored solution certifies (slower)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
 ) -> None:
     """Certify every level (for CI): replay its stored solution, or search it.
 
@@ -488,11 +489,14 @@ def verify_levels(
 
     Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget
     ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins
-    over 3, and 3 over 4.
+    over 3, and 3 over 4; 2: --scheduler without the dask extra.
+
+    With --scheduler the searches run on a Dask cluster; the report is the same.
 
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
     from llkgen.ci_verify import format_level, format_problem, verify_paths, write_junit
+    from llkgen.executors import make_executor
 
     def show(res) -> None:
         if not as_json:
@@ -500,9 +504,11 @@ def verify_levels(
 
     if junit is not None:
         check_writable(junit)  # fail now, not after verifying every level
-    report = verify_paths(paths, nodes=nodes, jobs=jobs or os.cpu_count() or 1, on_level=show,
+    jobs = jobs or os.cpu_count() or 1
+    executor = None if scheduler is None else make_executor(jobs, scheduler)
+    report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=show,
                           seconds=budget, resolve=resolve, keep_levels=False,
-                          spool=as_json or junit is not None)
+                          spool=as_json or junit is not None, executor=executor)
     if junit is not None:
         write_junit(report, junit)
     if as_json:

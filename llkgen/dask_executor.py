@@ -80,12 +80,29 @@ class DaskExecutor:
             raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
         self.scheduler = scheduler
         self.jobs = jobs
+        self._open: Any = None
         self.description = (f"a local Dask cluster of {jobs} worker{'s' if jobs != 1 else ''}"
                             if scheduler == "local" else f"the Dask scheduler {scheduler}")
 
     @contextmanager
+    def session(self) -> Iterator[None]:
+        """Keep one client (and its local cluster) open across several :meth:`run_ordered`
+        calls: ``llkgen verify`` sends a stream of levels in chunks, and a local cluster takes
+        seconds to start."""
+        with self.client() as client:
+            self._open = client
+            try:
+                yield
+            finally:
+                self._open = None
+
+    @contextmanager
     def client(self) -> Iterator[Any]:
-        """A ``distributed.Client`` for the run, closed (with its local cluster) afterwards."""
+        """A ``distributed.Client`` for the run, closed (with its local cluster) afterwards;
+        inside :meth:`session`, that session's client."""
+        if self._open is not None:
+            yield self._open
+            return
         distributed = _import_distributed()
         import dask
 

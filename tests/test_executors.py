@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -74,11 +75,12 @@ def test_the_lowest_failing_call_wins_and_earlier_results_are_delivered(jobs):
     assert got == [0, 1, 2, 3]
 
 
-def test_without_distributed_scheduler_says_how_to_install_it():
+@pytest.mark.parametrize("command", [["make", "--config", "easy", "--count", "1"], ["verify", "."]])
+def test_without_distributed_scheduler_says_how_to_install_it(command, tmp_path):
     code = ("import sys; sys.modules['distributed'] = None\n"
-            "sys.argv = ['llkgen', 'make', '--config', 'easy', '--count', '1', '--scheduler', 'local']\n"
+            f"sys.argv = ['llkgen', *{command!r}, '--scheduler', 'local']\n"
             "from llkgen.cli import main; main()")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr.startswith("Error: --scheduler: needs the optional dependency 'distributed' (")
     assert r.stderr.endswith("): install it with: pip install 'llkgen[dask]'\n") and "Traceback" not in r.stderr
@@ -108,6 +110,32 @@ def dask(address: str):
     from llkgen.dask_executor import DaskExecutor
 
     return DaskExecutor(address, 2)
+
+
+def test_verify_on_dask_reports_as_one_process(cluster, tmp_path, monkeypatch):
+    """``llkgen verify --scheduler``: the searches go to the cluster in chunks (lowered here
+    to 3 levels, so a pack of 8 takes three chunks and one session), the replays stay here,
+    and the report is the one a single process writes."""
+    import llkgen.ci_verify as ci
+
+    (tmp_path / "tiny.yaml").write_text(SPEC, "utf-8")
+    pack = make_pack(parse_spec(SPEC, "tiny.yaml").with_overrides(out=tmp_path / "p.json", count=8), jobs=1).path
+    monkeypatch.setattr(ci, "CHUNK", 3)
+    executor = dask(cluster)
+    sessions = []
+    real = executor.session
+
+    def counted():
+        sessions.append(1)
+        return real()
+
+    executor.session = counted  # type: ignore[method-assign]
+    for resolve in (True, False):
+        alone = ci.verify_paths([pack], jobs=1, resolve=resolve)
+        spread = ci.verify_paths([pack], executor=executor, resolve=resolve)
+        assert [asdict(r) for r in spread.levels] == [asdict(r) for r in alone.levels]
+        assert {r.method for r in spread.levels} == {"search" if resolve else "replay"}
+    assert len(alone.levels) == 8 and sessions == [1, 1]
 
 
 def test_dask_results_in_order_and_the_lowest_failure(cluster):
