@@ -153,7 +153,8 @@ class DaskExecutor:
                     state.failed(pos, exc)
                 elif isinstance(exc, distributed.KilledWorker):  # the scheduler's retries are spent
                     state.failed(pos, WorkerFailure(
-                        f"{args[pos]!r}: its workers died: {type(exc).__name__}: {exc}", arg=args[pos], error=exc))
+                        f"{args[pos]!r}: the workers holding it died (it may only have been queued on a worker "
+                        f"another call killed): {type(exc).__name__}: {exc}", arg=args[pos], error=exc))
                 elif tries[pos] < TRIES:
                     submit([pos])
                 else:

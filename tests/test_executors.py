@@ -208,5 +208,6 @@ def test_dask_a_call_whose_worker_dies_twice_fails_the_run(cluster, tmp_path):
     with pytest.raises(WorkerFailure) as e:
         _collect(dask(cluster), _flaky(tmp_path, "die", 2), [2])
     assert len(list(tmp_path.iterdir())) == 2 and e.value.arg == 2
-    assert str(e.value).startswith("2: its workers died: KilledWorker: ")
+    assert str(e.value).startswith("2: the workers holding it died (it may only have been queued on a worker "
+                                   "another call killed): KilledWorker: ")
 
