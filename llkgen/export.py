@@ -23,13 +23,13 @@ from typing import Callable
 
 from llkgen import __version__, generate
 from llkgen.executors import TRIES, Executor, ProcessExecutor, WorkerFailure
-from llkgen.files import check_writable, prepare_dir
+from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.generate import GeneratedLevel
 from llkgen.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
 from llkgen.packdir import PART_LEVELS, check_pack_dir_target, write_pack_dir
 from llkgen.shards import Shard, open_shards, shard_lines, spec_identity
 from llkgen.spec import Spec
-from llkgen.spool import Journal, MemorySpool, temporary_journal_path, write_lines_atomic
+from llkgen.spool import Journal, MemorySpool, temporary_journal_path
 
 SCHEMAS = ("level", "pack")
 

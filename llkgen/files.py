@@ -21,7 +21,7 @@ import os
 import select
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -200,30 +200,6 @@ def prepare_dir(path: str | os.PathLike) -> Path:
     return p
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` as UTF-8 to ``path`` atomically (see the module docstring); returns the
-    path. Raises :class:`OutputError` when the file cannot be written."""
-    p = Path(path)
-    data = text.encode("utf-8")
-    fd, tmp = _prepare(p)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        os.replace(tmp, p)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(e, OSError):
-            raise _explain(p, e) from None
-        raise
-    return p
-
-
 @contextmanager
 def open_atomic(path: str | os.PathLike) -> Iterator[IO[str]]:
     """:func:`write_text_atomic` for text written piece by piece: ``with open_atomic(p) as
@@ -246,3 +222,19 @@ def open_atomic(path: str | os.PathLike) -> Iterator[IO[str]]:
         if isinstance(e, OSError):
             raise _explain(p, e) from None
         raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` as UTF-8 to ``path`` atomically (see the module docstring); returns the
+    path. Raises :class:`OutputError` when the file cannot be written."""
+    with open_atomic(path) as f:
+        f.write(text)
+    return Path(path)
+
+
+def write_lines_atomic(path: str | os.PathLike, lines: Iterable[str]) -> Path:
+    """:func:`write_text_atomic` for text made line by line (each with its newline), streamed
+    without holding the whole text."""
+    with open_atomic(path) as f:
+        f.writelines(lines)
+    return Path(path)

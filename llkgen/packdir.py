@@ -21,6 +21,7 @@ from pathlib import Path
 
 from llkgen.board import _kind
 from llkgen.errors import LevelFormatError, OutputError
+from llkgen.files import _umask
 from llkgen.level import (
     MAX_FILE_BYTES,
     PACK_FORMAT,
@@ -307,12 +308,6 @@ def _has_packdir_index(p: Path) -> bool:
     except LevelFormatError:
         return False
     return isinstance(obj, dict) and obj.get("format") == PACKDIR_FORMAT
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _fsync_dir(p: Path) -> None:

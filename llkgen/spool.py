@@ -11,8 +11,6 @@ that went through a file is byte-identical to one assembled in memory.
   the next is accepted, and remembers only each index's byte offset. A run that is killed
   loses at most the line being written; :meth:`Journal.open` with ``resume`` drops such a torn
   last line and keeps every complete one. Records are read back one at a time, in index order.
-* :func:`write_lines_atomic` streams lines into a temporary file beside the target and renames
-  it into place, like :func:`llkgen.files.write_text_atomic`, without holding the whole text.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from llkgen.errors import LevelFormatError, OutputError
-from llkgen.files import _TMP_PREFIX, _TMP_SUFFIX, _explain, _prepare, _umask
+from llkgen.files import _TMP_PREFIX, _TMP_SUFFIX, _explain
 from llkgen.level import level_from_json
 from llkgen.text import escape_surrogates
 
@@ -184,30 +182,6 @@ class Journal:
         self._f.close()
         if remove:
             self.path.unlink(missing_ok=True)
-
-
-def write_lines_atomic(path: str | os.PathLike, lines: Iterable[str]) -> Path:
-    """Write ``lines`` (each with its newline) as UTF-8 to ``path`` atomically: streamed into a
-    temporary file beside it, fsynced, renamed into place. Raises :class:`OutputError`."""
-    p = Path(path)
-    fd, tmp = _prepare(p)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for line in lines:
-                f.write(line.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, p)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(e, OSError):
-            raise _explain(p, e) from None
-        raise
-    return p
 
 
 def temporary_journal_path(beside: Path) -> Path:
