@@ -67,6 +67,8 @@ class Relaxation:
         # Deletions are written to ``g`` at once but reach the run tables only when a link
         # test needs them (``_flush``): a replayed hint needs few.
         self.pending: list[int] = []
+        #: the padded cells of each column, for the path masks (:meth:`path`)
+        self.cols = column_masks(self.grid.rows, self.grid.cols)
 
     def copy(self) -> "Relaxation":
         self._flush()
@@ -112,7 +114,7 @@ class Relaxation:
             return None
         across, m = found
         k = (m & -m).bit_length() - 1  # the middle column (or row) of one such path
-        cols = column_masks(rg.rows, rg.cols)
+        cols = self.cols
         if across:  # p -> (rp, k) -> (rq, k) -> q
             lo, hi = (rp, rq) if rp < rq else (rq, rp)
             inside = (((2 << abs(cp - k)) - 1) << (rp * w + min(cp, k))
