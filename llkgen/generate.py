@@ -6,15 +6,10 @@ Two strategies:
 * ``shuffle`` deals the tile multiset onto the layout's tile cells at random and keeps the
   first deal that is certified and within the spec's difficulty targets.
 * ``constructive`` is solvable by construction: it plays random removable pairs forward from a
-  random deal, reshuffling the remaining tiles among the cells they occupy whenever no pair is
-  removable, and then writes each removed pair's type back into the two cells where those
-  tiles *started*. Why the removal order then replays on the rewritten board: which cells are
-  occupied after each move depends only on which cells were emptied (gravity moves tiles by
-  occupancy, never by type), and whether two cells link depends only on occupancy; so the same
-  cell moves are legal paths on both boards, and on the rewritten board the two tiles of move
-  ``k`` are exactly the two that carry move ``k``'s type. The claim is still checked: the order
-  must replay through :func:`llkgen.referee.replay`, and the board must then be certified by
-  the verifier like any other.
+  random deal and writes each removed pair's type back where its tiles started (see
+  :mod:`llkgen.construct` for why the removal order then replays). The claim is still
+  checked: the order must replay through :func:`llkgen.referee.replay`, and the board must
+  then be certified by the verifier like any other.
 
 Determinism: level ``i`` draws every random number from its own seed,
 :func:`level_seed` ``(pack seed, i)`` (numpy ``SeedSequence`` spawn key ``(i,)``), so adding
@@ -31,19 +26,13 @@ from typing import Callable
 import numpy as np
 
 from llkgen.board import EMPTY, WALL, Board, Rules
+from llkgen.construct import play_forward
 from llkgen.errors import GenerationError
 from llkgen.executors import Executor, ProcessExecutor
 from llkgen.metrics import clear_rate_within, initial_moves, verify_nodes
-from llkgen.playout import Playout
 from llkgen.referee import replay
 from llkgen.spec import Spec
 from llkgen.verify import SOLVABLE, UNKNOWN, Budget, Verdict, verify
-
-#: Consecutive reshuffles tried when the constructive generator is stuck before it gives up on
-#: that deal. A reshuffle only has to give one linkable pair of cells equal types. Measured on
-#: the shipped hard and gravity specs: about 1.5 reshuffles per whole construction (30 boards
-#: each), so the cap only matters on layouts where the remaining tiles can never link.
-MAX_RESHUFFLES = 64
 
 #: Exported seeds stay below 2**53 so that JavaScript game code reads them exactly.
 SEED_BITS = 53
@@ -131,33 +120,11 @@ def deal(spec: Spec, rng: np.random.Generator) -> Board:
 
 
 def construct(spec: Spec, rng: np.random.Generator) -> tuple[Board, list] | None:
-    """A board built by forward play (see the module docstring) and its removal order as
-    ``[((r1, c1), (r2, c2)), ...]``, or ``None`` when the random deal's occupancy left tiles
-    that no reshuffle could pair. The order is *claimed* to clear the board; callers replay it."""
-    start = deal(spec, rng)
-    rules = spec.rules
-    play = Playout(start, rules, track=True)
-    order: list = []
-    origins: list[tuple[int, int, int]] = []  # (start cell a, start cell b, type)
-    while play.left:
-        options = play.moves()
-        tries = 0
-        while not options:
-            if tries == MAX_RESHUFFLES or not play.any_cells_link():
-                return None
-            play.reshuffle(rng)
-            options = play.moves()
-            tries += 1
-        p, q = options[int(rng.integers(len(options)))]
-        assert play.ident is not None  # track=True keeps it
-        origins.append((play.ident[p], play.ident[q], play.g[p]))
-        order.append(play.cells((p, q)))
-        play.remove(p, q)
-    base, _, _ = _template(spec)
-    cells = list(base)
-    for a, b, t in origins:
-        cells[a] = cells[b] = t
-    return Board(spec.board.rows, spec.board.cols, tuple(cells)), order
+    """A board built by forward play from a random deal (:func:`llkgen.construct.play_forward`)
+    and its removal order as ``[((r1, c1), (r2, c2)), ...]``, or ``None`` when the deal's
+    occupancy left tiles that no reshuffle could pair. The order is *claimed* to clear the
+    board; callers replay it."""
+    return play_forward(deal(spec, rng), spec.rules, rng)
 
 
 def _certificate(verdict: Verdict, nodes: int) -> dict:
