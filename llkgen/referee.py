@@ -45,7 +45,7 @@ def _as_cell(x: object) -> Cell | None:
     return None
 
 
-class _Table:
+class Table:
     """The board being replayed, as the padded cells of :mod:`llkgen.grid` updated in place:
     a replay of a 2,048-move solution does not build 2,048 boards."""
 
@@ -98,7 +98,7 @@ class _Table:
 
 def check_move(board: Board, rules: Rules, move: object) -> tuple[list[Cell] | None, str | None]:
     """``(path, None)`` when ``move`` may be played on ``board`` now, else ``(None, reason)``."""
-    return _Table(board, rules).check(move)
+    return Table(board, rules).check(move)
 
 
 def play(board: Board, rules: Rules, a: Cell, b: Cell) -> Board:
@@ -109,7 +109,7 @@ def play(board: Board, rules: Rules, a: Cell, b: Cell) -> Board:
 def replay(board: Board, rules: Rules, moves: Iterable[Sequence[Sequence[int]]]) -> ReplayResult:
     """Apply ``moves`` one at a time, checking each: two distinct cells holding the same type,
     a legal path at that moment, then gravity. Stops at the first bad move."""
-    table = _Table(board, rules)
+    table = Table(board, rules)
     paths: list[list[Cell]] = []
     applied = 0
     for i, move in enumerate(moves):
