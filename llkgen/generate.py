@@ -29,6 +29,7 @@ from llkgen.board import EMPTY, WALL, Board, Rules
 from llkgen.construct import play_forward
 from llkgen.errors import GenerationError
 from llkgen.executors import Executor, ProcessExecutor
+from llkgen.grading import difficulty_score, grade, score_bounds
 from llkgen.metrics import clear_rate_within, initial_moves, verify_nodes
 from llkgen.referee import replay
 from llkgen.spec import Spec
@@ -74,11 +75,12 @@ class _Tally:
     unknown: int = 0
     stuck: int = 0
     outside: dict = field(default_factory=dict)  # metric -> count
+    scores: list = field(default_factory=list)  # difficulty scores graded and rejected
 
     def reject(self, metric: str) -> None:
         self.outside[metric] = self.outside.get(metric, 0) + 1
 
-    def explain(self, spec: Spec) -> str:
+    def explain(self, spec: Spec, index: int) -> str:
         n_out = sum(self.outside.values())
         parts = [
             f"{self.unsolvable} proved unsolvable",
@@ -88,10 +90,12 @@ class _Tally:
             parts.append(f"{self.stuck} could not be built (stuck with no removable pair, even after reshuffling)")
         out = f"{n_out} outside the difficulty range"
         if n_out:
-            targets = spec.difficulty.targets()
+            targets = spec.targets(index)
             out += " (" + ", ".join(
                 f"{m} not in {_fmt_range(targets[m])}: {n}" for m, n in self.outside.items()
             ) + ")"
+        if self.scores:
+            out += f"; the graded scores ranged {min(self.scores):g}..{max(self.scores):g}"
         parts.append(out)
         return ", ".join(parts)
 
@@ -146,7 +150,7 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     seed = level_seed(spec.seed, index)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     rules = spec.rules
-    targets = spec.difficulty.targets()
+    targets = spec.targets(index)
     nodes = spec.verify.nodes
     budget = Budget(nodes=nodes)
     tally = _Tally()
@@ -174,6 +178,12 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
             tally.reject("random_clear_rate")
             continue
         metrics["random_clear_rate"] = rate
+        window = targets.get("difficulty")
+        if window is not None:
+            low, high = score_bounds(rate, board.tile_count // 2)
+            if (window.high is not None and low > window.high) or (window.low is not None and high < window.low):
+                tally.reject("difficulty")  # no grading can bring it into the window
+                continue
         if order is not None:
             # The construction claims this order clears the board; the referee decides. Only
             # boards that survived the filters are checked, since only those can be kept.
@@ -200,11 +210,20 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
         if "verify_nodes" in targets and not targets["verify_nodes"].contains(metrics["verify_nodes"]):
             tally.reject("verify_nodes")
             continue
+        if spec.grading.playthroughs:
+            graded = grade(board, rules, playthroughs=spec.grading.playthroughs, nodes=spec.grading.nodes,
+                           seed=seed, witness=[(m.a, m.b) for m in verdict.moves])
+            metrics.update(graded.metrics())
+            metrics["difficulty"] = difficulty_score(metrics, board.tile_count // 2)
+            if window is not None and not window.contains(metrics["difficulty"]):
+                tally.reject("difficulty")
+                tally.scores.append(metrics["difficulty"])
+                continue
         return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, nodes),
                               verdict.solution, attempt)
     raise GenerationError(
         f"{spec.source}: level {index + 1} of {spec.count} (seed {seed}): no {spec.generator.strategy} "
-        f"board was accepted in {spec.generator.max_attempts} attempts: {tally.explain(spec)}. "
+        f"board was accepted in {spec.generator.max_attempts} attempts: {tally.explain(spec, index)}. "
         "Try widening the difficulty ranges, raising generator.max_attempts or verify.nodes"
         + (", or strategy: constructive" if spec.generator.strategy == "shuffle" else "")
     )

@@ -70,6 +70,7 @@ MAX_COUNT = 1_000_000
 MAX_SEED = 2**63 - 1
 MAX_ATTEMPTS = 1_000_000
 MAX_PLAYTHROUGHS = 100_000
+MAX_GRADING_PLAYTHROUGHS = 1_000
 MAX_VERIFY_NODES = 10**9
 #: A spec is a few dozen lines; refusing megabytes keeps the pure-Python YAML parser fast.
 MAX_SPEC_BYTES = 1 << 20
@@ -138,14 +139,44 @@ class DifficultySpec:
     random_clear_rate: MetricRange | None = None
     verify_nodes: MetricRange | None = None
     playthroughs: int = 32
+    #: The window on the ``difficulty`` score (0..100); the spec key is ``score``.
+    score: MetricRange | None = None
 
     def targets(self) -> dict[str, MetricRange]:
-        """The constrained metrics, in :data:`METRICS` order."""
-        return {m: r for m in METRICS if (r := getattr(self, m)) is not None}
+        """The constrained metrics, in :data:`METRICS` order, then ``difficulty`` (the score)."""
+        out = {m: r for m in METRICS if (r := getattr(self, m)) is not None}
+        if self.score is not None:
+            out["difficulty"] = self.score
+        return out
 
     def accepts(self, metrics: Mapping[str, float]) -> bool:
         """True when every constrained metric is in range. ``metrics`` must hold each one."""
         return all(r.contains(metrics[m]) for m, r in self.targets().items())
+
+
+@dataclass(frozen=True)
+class GradingSpec:
+    """The exact grading of every level (:mod:`llkgen.grading`): ``playthroughs`` seeded safe
+    playthroughs (0: no grading, so no exact metrics and no ``difficulty`` score), each
+    label's verification limited to ``nodes`` search nodes."""
+
+    playthroughs: int = 2
+    nodes: int = 20_000
+
+
+@dataclass(frozen=True)
+class RampSpec:
+    """A pack whose difficulty rises (or falls) evenly: level ``i`` of ``n`` aims at
+    ``start + (end - start) * i / (n - 1)`` and is kept only within ``tolerance`` of it."""
+
+    start: float
+    end: float
+    tolerance: float = 5.0
+
+    def target(self, index: int, count: int) -> float:
+        if count <= 1:
+            return self.start
+        return self.start + (self.end - self.start) * index / (count - 1)
 
 
 @dataclass(frozen=True)
@@ -176,6 +207,8 @@ class Spec:
     generator: GeneratorSpec = field(default_factory=GeneratorSpec)
     difficulty: DifficultySpec = field(default_factory=DifficultySpec)
     verify: VerifySpec = field(default_factory=VerifySpec)
+    grading: GradingSpec = field(default_factory=GradingSpec)
+    ramp: RampSpec | None = None
     #: Where the spec came from, for messages; not part of the spec's value.
     source: str = field(default="<string>", compare=False)
 
@@ -187,6 +220,15 @@ class Spec:
         tiles = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_TILE]
         walls = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_WALL]
         return tiles, walls
+
+    def targets(self, index: int) -> dict[str, MetricRange]:
+        """The metric windows level ``index`` must meet: the difficulty section's, with the
+        ramp's window on ``difficulty`` when there is a ramp."""
+        out = self.difficulty.targets()
+        if self.ramp is not None:
+            t = self.ramp.target(index, self.count)
+            out["difficulty"] = MetricRange(max(0.0, t - self.ramp.tolerance), min(100.0, t + self.ramp.tolerance))
+        return out
 
     def tile_multiset(self) -> list[int]:
         """Sorted type ids, each repeated as often as it occurs on a board."""
@@ -233,6 +275,11 @@ class Spec:
             tiles = {"distribution": {t: c for t, c in self.tiles.distribution}}
         difficulty: dict[str, Any] = {m: r.to_list() for m, r in self.difficulty.targets().items()}
         difficulty["playthroughs"] = self.difficulty.playthroughs
+        if "difficulty" in difficulty:
+            difficulty["score"] = difficulty.pop("difficulty")
+        extra: dict[str, Any] = {}
+        if self.ramp is not None:
+            extra["ramp"] = {"from": self.ramp.start, "to": self.ramp.end, "tolerance": self.ramp.tolerance}
         return {
             "name": self.name,
             "seed": self.seed,
@@ -243,6 +290,8 @@ class Spec:
             "generator": dataclasses.asdict(self.generator),
             "difficulty": difficulty,
             "verify": dataclasses.asdict(self.verify),
+            "grading": dataclasses.asdict(self.grading),
+            **extra,
             "export": dataclasses.asdict(self.export),
         }
 
@@ -359,6 +408,8 @@ _TOP_KEYS = (
     "generator",
     "difficulty",
     "verify",
+    "grading",
+    "ramp",
     "export",
 )
 
@@ -494,14 +545,15 @@ def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRan
     if raw is None:
         return None
     mpath = path + (metric,)
-    is_rate = metric == "random_clear_rate"
-    what = "a number in 0..1" if is_rate else "an integer >= 0"
+    top = {"random_clear_rate": 1, "score": 100}.get(metric)
+    is_rate = top is not None
+    what = f"a number in 0..{top}" if is_rate else "an integer >= 0"
     if not isinstance(raw, list) or len(raw) != 2:
         ck.expected(mpath, f"[min, max] where each is {what} or null", raw)
     bounds = []
     for i, v in enumerate(raw):
         if is_rate:
-            ok = v is None or (_is_number(v) and 0 <= v <= 1)
+            ok = v is None or (_is_number(v) and 0 <= v <= (top or 1))
         else:
             ok = v is None or (_is_int(v) and v >= 0)
         if not ok:
@@ -515,10 +567,31 @@ def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRan
 
 def _check_difficulty(ck: _Checker, value: Any) -> DifficultySpec:
     path = ("difficulty",)
-    m = ck.section(value, path, METRICS + ("playthroughs",))
-    ranges = {metric: _check_range(ck, m, path, metric) for metric in METRICS}
+    m = ck.section(value, path, METRICS + ("score", "playthroughs"))
+    ranges = {metric: _check_range(ck, m, path, metric) for metric in METRICS + ("score",)}
     playthroughs = ck.integer(m, path, "playthroughs", 1, MAX_PLAYTHROUGHS, default=32)
     return DifficultySpec(**ranges, playthroughs=playthroughs)
+
+
+def _check_grading(ck: _Checker, value: Any) -> GradingSpec:
+    path = ("grading",)
+    m = ck.section(value, path, ("playthroughs", "nodes"))
+    return GradingSpec(playthroughs=ck.integer(m, path, "playthroughs", 0, MAX_GRADING_PLAYTHROUGHS, default=2),
+                       nodes=ck.integer(m, path, "nodes", 1, MAX_VERIFY_NODES, default=20_000))
+
+
+def _check_ramp(ck: _Checker, value: Any) -> RampSpec | None:
+    if value is None:
+        return None
+    path = ("ramp",)
+    m = ck.section(value, path, ("from", "to", "tolerance"), required=("from", "to"))
+    bounds = []
+    for key, lo in (("from", 0), ("to", 0), ("tolerance", 0.5)):
+        v = m.get(key, 5.0)
+        if not _is_number(v) or not lo <= v <= 100:
+            ck.expected(path + (key,), f"a number in {lo:g}..100", v)
+        bounds.append(float(v))
+    return RampSpec(*bounds)
 
 
 def _check_export(ck: _Checker, value: Any, name: str) -> ExportSpec:
@@ -574,6 +647,14 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
     verify = VerifySpec(
         nodes=ck.integer(vm, ("verify",), "nodes", 1, MAX_VERIFY_NODES, default=200_000)
     )
+    grading = _check_grading(ck, m.get("grading"))
+    ramp = _check_ramp(ck, m.get("ramp"))
+    if ramp is not None and difficulty.score is not None:
+        ck.fail_at(("ramp",), "ramp: expected either ramp or difficulty.score, found both: the ramp "
+                   "sets each level's score window")
+    if (ramp is not None or difficulty.score is not None) and grading.playthroughs == 0:
+        ck.fail_at(("grading", "playthroughs"), "grading.playthroughs: expected at least 1, found 0: "
+                   "the difficulty score needs the exact grading")
     export = _check_export(ck, m.get("export"), name)
     return Spec(
         name=name,
@@ -586,6 +667,8 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
         generator=generator,
         difficulty=difficulty,
         verify=verify,
+        grading=grading,
+        ramp=ramp,
         source=source,
     )
 
