@@ -207,3 +207,15 @@ def test_generate_leaves_out_solutions_when_the_spec_says_so():
 def test_generate_refuses_bad_arguments_with_a_clear_error(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_the_readme_library_example_runs(tmp_path, monkeypatch):
+    readme = (DOCS.parent.parent / "README.md").read_text("utf-8")
+    section = readme.split("## Library use", 1)[1].split("\n## ", 1)[0]
+    [block] = re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "README.md Library use", "exec"), namespace)
+    assert namespace["verdict"].status == "solvable"
+    assert [lv.id for lv in namespace["pack"].levels] == ["easy-1", "easy-2", "easy-3"]
+    assert namespace["move"].status == "move"
