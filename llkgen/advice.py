@@ -369,7 +369,7 @@ def reshuffle(board: Board | list, rules: Rules | dict | None = None, seed: int 
     stuck = unknown = 0
     one_type: Verdict | None = None
     for attempt in range(1, attempts + 1):
-        built = play_forward(start, rules, rng)
+        built = play_forward(_dealt(start, rng), rules, rng)
         if built is None:
             stuck += 1
             if one_type is not None:
@@ -392,6 +392,18 @@ def reshuffle(board: Board | list, rules: Rules | dict | None = None, seed: int 
     raise ReshuffleError(f"no arrangement was certified in {attempts} attempts ({stuck} got stuck while "
                          f"being built, {unknown} were left unknown by the verifier); try another seed "
                          "or a bigger budget", proven=False)
+
+
+def _dealt(board: Board, rng) -> Board:
+    """``board``'s tiles dealt at random over the cells they occupy. Forward play needs a
+    fresh deal to start from: every pair it removes is one type, and it writes that type back,
+    so from the player's own board it gives that board back whenever it clears it unstuck."""
+    cells = list(board.cells)
+    spots = [i for i, v in enumerate(cells) if v > 0]
+    tiles = [cells[i] for i in spots]
+    for i, k in zip(spots, rng.permutation(len(tiles))):
+        cells[i] = tiles[int(k)]
+    return Board(board.rows, board.cols, tuple(cells))
 
 
 def _one_type(board: Board) -> Board:

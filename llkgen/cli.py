@@ -120,24 +120,195 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
     typer.echo(lv.board.to_text())
 
 
+def _move_text(board, m) -> str:
+    path = " -> ".join(f"({r},{c})" for r, c in m.path)
+    return f"type {board[m.a]}: {list(m.a)} {list(m.b)}  via {path}"
+
+
+def _proof_lines(proof: dict | None) -> list[str]:
+    """The parts of a proof a designer can look at on the board: the tiles it names."""
+    if not proof:
+        return []
+    locked = proof.get("locked") or (proof.get("board") or {}).get("locked")
+    return ["locked tiles: " + " ".join(f"({r},{c})" for r, c in locked)] if locked else []
+
+
+#: ``llkgen hint``, ``moves --classify`` and ``reshuffle`` give each verification this many
+#: search nodes unless --nodes says otherwise (:data:`llkgen.advice.ADVICE_BUDGET`).
+ADVICE_NODES = 20_000
+ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
+
+
 @app.command()
 def moves(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print {\"moves\": [{\"a\", \"b\", \"path\"}, ...]}."),
+    classify: bool = typer.Option(
+        False, "--classify",
+        help="Also label each pair: safe (the board can still be cleared after it, with a replayed witness), "
+             "fatal (proven: it cannot) or unknown (a budget ran out)."),
+    nodes: Optional[int] = typer.Option(
+        None, "--nodes", min=1, help=f"With --classify: {ADVICE_NODES_HELP} Default: {ADVICE_NODES}."),
 ) -> None:
     """List every pair removable right now, with the path that would be drawn.
 
-    Example: llkgen moves output/easy.json#easy-1 --json
+    With --classify, each pair is labelled safe, fatal or unknown, followed by a count of each
+    (JSON: every move's "label", "reason", "witness" or "proof", and a "summary"). It then
+    exits 0 if some move is safe (or no tile is left), 3 if the board is dead (every move
+    fatal, or no move left), 4 if no move is proven safe and some are unknown (a budget ran
+    out), 1 for invalid input. Without --classify it exits 0.
+
+    Example: llkgen moves output/easy.json#easy-1 --classify
     """
+    if nodes is not None and not classify:
+        raise typer.BadParameter("only counts with --classify", param_hint="--nodes")
     lv = load_level_ref(level)
+    if classify:
+        _classify(lv, as_json, ADVICE_NODES if nodes is None else nodes)
+        return
     found = removable_pairs(lv.board, lv.rules)
     if as_json:
         _emit_json({"moves": [m.to_json() for m in found]})
         return
     for m in found:
-        path = " -> ".join(f"({r},{c})" for r, c in m.path)
-        typer.echo(f"type {lv.board[m.a]}: {list(m.a)} {list(m.b)}  via {path}")
+        typer.echo(_move_text(lv.board, m))
     typer.echo(f"{_plural(len(found), 'removable pair')}")
+
+
+def _classify(lv, as_json: bool, nodes: int) -> None:
+    from llkgen.advice import FATAL, SAFE, UNDECIDED, classify_moves
+    from llkgen.verify import Budget
+
+    labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes))
+    summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
+    if as_json:
+        _emit_json({"moves": [x.to_json() for x in labels], "summary": summary})
+    else:
+        for x in labels:
+            typer.echo(f"{x.label:<7} {_move_text(lv.board, x.move)}")
+        typer.echo(f"{_plural(len(labels), 'removable pair')}: "
+                   + ", ".join(f"{n} {k}" for k, n in summary.items()))
+        if not labels and not lv.board.is_cleared():
+            typer.echo(f"dead: no pair can be removed and {_plural(lv.board.tile_count, 'tile')} are left")
+    if summary[SAFE] or lv.board.is_cleared():
+        return
+    raise typer.Exit(EXIT_UNKNOWN if summary[UNDECIDED] else EXIT_UNSOLVABLE)
+
+
+@app.command()
+def hint(
+    level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print {\"status\", \"move\", \"witness\", \"proof\", \"reason\"}."),
+    nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", metavar="SECONDS", min=0.0,
+        help="Also a wall-clock limit (makes the answer machine-dependent)."),
+) -> None:
+    """Suggest a move after which the level can still be cleared.
+
+    Prints the move and the path drawn for it; the witness (--json) is a removal order that
+    clears the board after it, replayed by the referee. Without gravity the hint is the
+    easiest such move to spot: the fewest turns, then the shortest line. If nothing can
+    clear the board it says so, with the proof (e.g. the tiles that can never be removed).
+
+    Exits 0 with a move (or when no tile is left), 3 dead (the board can never be cleared),
+    4 undecided (a budget ran out), 1 invalid input.
+
+    Example: llkgen hint output/easy.json#easy-1
+    """
+    from llkgen.advice import hint as find_hint
+    from llkgen.verify import Budget
+
+    lv = load_level_ref(level)
+    found = find_hint(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget))
+    if as_json:
+        _emit_json(found.to_json())
+    elif found.move is not None:
+        typer.echo(f"hint: {_move_text(lv.board, found.move)}")
+        typer.echo(found.reason)
+    else:
+        # An undecided verdict's reason already starts with "undecided:".
+        typer.echo(found.reason if found.reason.startswith(found.status) else f"{found.status}: {found.reason}")
+        for line in _proof_lines(found.proof):
+            typer.echo(line)
+    raise typer.Exit({"move": EXIT_OK, "cleared": EXIT_OK, "dead": EXIT_UNSOLVABLE}.get(found.status, EXIT_UNKNOWN))
+
+
+def _level_file(ref: str) -> str:
+    """The file (or pack directory) a LEVEL argument reads, as :func:`load_level_ref` does."""
+    return ref if "#" not in ref or os.path.lexists(ref) else ref.rpartition("#")[0]
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+@app.command()
+def reshuffle(
+    level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
+    seed: int = typer.Option(..., "--seed", min=0, max=MAX_SEED, help="The same seed gives the same board."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", metavar="FILE",
+        help="Write the new board as a llkgen.level/1 file (same id and rules, its replayed solution, and "
+             "\"reshuffle\": {seed, attempts}). It may be the level file itself, never the pack a PACK#ID "
+             "level came from."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print {\"grid\", \"seed\", \"attempts\", \"solution\"} (or, if none, {\"status\", "
+                              "\"reason\"})."),
+    nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
+) -> None:
+    """Rearrange the tiles left on a level over the same cells into a board that can be cleared.
+
+    Walls, empty cells and the count of each tile type stay as they are; under gravity the
+    board is settled first. The new board is certified like a generated level: a witness
+    found by the verifier and replayed by the referee. Without --out it is printed in the
+    text form, as show prints it.
+
+    Exits 0 with a certified board, 3 if no arrangement of these tiles can ever be cleared
+    (proven), 4 if none was certified within the attempts and --nodes, 1 invalid input.
+
+    Example: llkgen reshuffle output/easy.json#easy-1 --seed 1
+    """
+    from llkgen.advice import ReshuffleError
+    from llkgen.advice import reshuffle as rearrange
+    from llkgen.level import Level, level_to_json, write_json_atomic
+    from llkgen.verify import Budget
+
+    source = _level_file(level)
+    if out is not None and source != level and _same_file(out, source):
+        raise OutputError(f"{out}: is the pack {level} comes from: expected another file (writing one "
+                          "level there would replace the whole pack)")
+    lv = load_level_ref(level)
+    if out is not None:
+        check_writable(out)
+    try:
+        done = rearrange(lv.board, lv.rules, seed, Budget(nodes=nodes))
+    except ReshuffleError as e:
+        status = "impossible" if e.proven else "undecided"
+        if as_json:
+            _emit_json({"status": status, "reason": str(e)})
+        else:
+            typer.echo(f"{status}: {e}")
+        raise typer.Exit(e.exit_code) from None
+    tiles = _plural(done.board.tile_count, "tile")
+    what = (f"reshuffled {tiles} with seed {seed}: certified solvable in {_plural(len(done.witness), 'move')} "
+            f"({_plural(done.attempts, 'attempt')})")
+    if out is not None:
+        extra = {"solution": done.to_json()["solution"], "reshuffle": {"seed": seed, "attempts": done.attempts}}
+        write_json_atomic(out, level_to_json(Level(done.board, lv.rules, lv.id, extra)))
+        what += f"; wrote {out}"
+    if as_json:
+        _emit_json(done.to_json())
+        return
+    size = f"{done.board.rows}x{done.board.cols}"
+    if out is None:
+        typer.echo(printable(f"# {lv.id or Path(level).name}: {size}, {lv.rules.describe()}"))
+        typer.echo(done.board.to_text())
+    typer.echo(printable(what))
 
 
 def _load_moves(path: Path) -> list:

@@ -21,7 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from llkgen import __version__, generate
+import llkgen.generate as generate
+from llkgen import __version__
 from llkgen.executors import TRIES, Executor, ProcessExecutor, WorkerFailure
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.generate import GeneratedLevel

@@ -26,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from llkgen.board import EMPTY, WALL, Board, Rules
+from llkgen.callable_modules import make_callable
 from llkgen.construct import play_forward
 from llkgen.errors import GenerationError
 from llkgen.executors import Executor, ProcessExecutor
@@ -251,3 +252,8 @@ def generate_pack(spec: Spec, jobs: int = 1,
 
     executor.run_ordered(partial(generate_level, spec), range(spec.count), keep)
     return levels
+
+
+# ``llkgen.generate(spec, ...)`` calls this module: llkgen.api.generate, which makes a whole
+# pack. Why a callable module and not a function: llkgen/callable_modules.py.
+make_callable(__name__)

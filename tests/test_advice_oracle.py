@@ -117,7 +117,7 @@ def _one_type(grid) -> list[list[int]]:
 
 
 def test_reshuffle_matches_brute_force():
-    made = proven = 0
+    made = proven = changed = 0
     for grid, border, gravity in seeded_cases(45, 1200):
         where = f"\n{grid_text(grid)}\nborder={border} gravity={gravity}"
         settled = O.oracle_gravity(grid, gravity)
@@ -138,7 +138,11 @@ def test_reshuffle_matches_brute_force():
         assert ok and O.is_cleared(final), where
         assert reshuffle(Board.from_grid(grid), rules, seed=7, budget=GENEROUS) == out, where
         made += 1
-    assert made > 500 and proven > 0, (made, proven)
+        changed += new != settled
+    # A reshuffle that hands the board back unchanged passes every check above. Many boards
+    # here have a single arrangement, or a few; measured with seed 7: 523 of 1155 changed,
+    # and 70 when forward play started from the player's board instead of a fresh deal.
+    assert made > 500 and proven > 0 and changed > made // 3, (made, proven, changed)
 
 
 @pytest.mark.slow

@@ -32,7 +32,8 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "replay", "merge"]
+EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "hint", "reshuffle",
+                 "replay", "merge"]
 #: What merge's help tells the reader to run before its example (the shards it merges).
 BEFORE_EXAMPLE = {"merge": [["llkgen", "make", "--config", "easy", "--shard", "0/2", "-q"],
                             ["llkgen", "make", "--config", "easy", "--shard", "1/2", "-q"]]}

@@ -1,0 +1,255 @@
+"""``llkgen hint``, ``llkgen moves --classify`` and ``llkgen reshuffle`` on real levels: their
+output, their JSON (replayed through the referee) and their documented exit codes.
+
+The commands run in-process through ``llkgen.cli.main``, the console script's own code path
+(as in test_cli.py), and once as a subprocess to see that bad input never shows a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import llkgen
+from llkgen.referee import replay
+
+NO_BORDER = {"border": False, "gravity": "none"}
+
+
+def _level(grid: list[list[int]], rules: dict | None = None, id: str = "t") -> dict:
+    return {"format": "llkgen.level/1", "id": id, "rows": len(grid), "cols": len(grid[0]), "grid": grid,
+            "rules": rules or {"border": True, "gravity": "none"}}
+
+
+LEVELS = {
+    # Taking the left pair of 1s walls in the 2s; taking the top pair does not.
+    "mixed.json": _level([[1, 1, 2], [1, 2, 1]], NO_BORDER),
+    # No pair can be removed: every tile is locked.
+    "dead.json": _level([[1, 2], [2, 1]], NO_BORDER),
+    # One pair can be removed, and then the 2s and 3s block each other.
+    "doomed.json": _level([[1, 1], [2, 3], [3, 2]], NO_BORDER),
+    # The only two tiles have a wall between them: no arrangement can ever be cleared.
+    "walled.json": _level([[1, -1, 1]], NO_BORDER),
+    "cleared.json": _level([[0, 0]]),
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("advice")
+    for name, obj in LEVELS.items():
+        (d / name).write_text(json.dumps(obj), "utf-8")
+    # A 6x8 board of the shipped easy spec: one search node cannot decide it.
+    pack = llkgen.generate("easy", count=1)
+    llkgen.write_json_atomic(d / "easy.json", llkgen.pack_to_json(pack))
+    (d / "malformed.json").write_text('{"format": "llkgen.level/1", "rows": 2', "utf-8")
+    (d / "ragged.json").write_text(json.dumps(_level([[1, 1], [2]])), "utf-8")
+    return d
+
+
+@pytest.fixture
+def llkgen_cli(files, monkeypatch, capsys):
+    """``llkgen_cli(*argv)`` -> (exit code, stdout, stderr); file names are looked up in ``files``."""
+    from llkgen.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        argv = tuple(str(files / a) if a.split("#")[0].endswith(".json") else a for a in argv)
+        monkeypatch.setattr(sys, "argv", ["llkgen", *argv])
+        monkeypatch.setenv("COLUMNS", "200")
+        capsys.readouterr()
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def _pairs(moves: list) -> list:
+    return [(tuple(m["a"]), tuple(m["b"])) if isinstance(m, dict) else (tuple(m[0]), tuple(m[1])) for m in moves]
+
+
+def _board(name: str) -> tuple[llkgen.Board, llkgen.Rules]:
+    lv = LEVELS[name]
+    return llkgen.Board.from_grid(lv["grid"]), llkgen.Rules(**lv["rules"])
+
+
+# -- hint ---------------------------------------------------------------------------------------
+def test_hint_json_gives_a_move_whose_witness_clears_the_board(llkgen_cli, files):
+    code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--json")
+    assert code == 0
+    found = json.loads(out)
+    assert found["status"] == "move" and found["proof"] is None
+    lv = llkgen.load_pack(files / "easy.json").levels[0]
+    order = _pairs([found["move"]]) + _pairs(found["witness"])
+    result = replay(lv.board, lv.rules, order)
+    assert result.ok and result.cleared
+    assert [list(p) for p in result.paths[0]] == found["move"]["path"]
+
+
+def test_hint_prints_the_move_and_its_path(llkgen_cli):
+    code, out, _ = llkgen_cli("hint", "mixed.json")
+    assert code == 0
+    assert out.splitlines() == ["hint: type 1: [0, 0] [0, 1]  via (0,0) -> (0,1)",
+                                "after this move the board can still be cleared (2 more moves)"]
+
+
+def test_hint_on_a_dead_board_exits_3_with_the_locked_tiles(llkgen_cli):
+    code, out, _ = llkgen_cli("hint", "dead.json")
+    assert code == 3
+    assert out.startswith("dead: no move can clear the board: 4 tiles can never be removed")
+    assert "locked tiles: (0,0) (0,1) (1,0) (1,1)" in out.splitlines()
+
+
+def test_hint_out_of_nodes_exits_4(llkgen_cli):
+    code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--nodes", "1")
+    assert code == 4
+    assert out.startswith("undecided: the node budget (1) ran out")
+    code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--nodes", "1", "--json")
+    assert code == 4 and json.loads(out)["status"] == "undecided"
+
+
+def test_hint_on_a_cleared_board_exits_0(llkgen_cli):
+    code, out, _ = llkgen_cli("hint", "cleared.json", "--json")
+    assert (code, json.loads(out)["status"]) == (0, "cleared")
+
+
+# -- moves --classify ---------------------------------------------------------------------------
+def test_classify_labels_each_move_with_its_evidence(llkgen_cli):
+    code, out, _ = llkgen_cli("moves", "mixed.json", "--classify", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert got["summary"] == {"safe": 1, "fatal": 1, "unknown": 0}
+    by_pair = {(tuple(m["a"]), tuple(m["b"])): m for m in got["moves"]}
+    assert set(by_pair) == {((0, 0), (0, 1)), ((0, 0), (1, 0))}
+    fatal = by_pair[((0, 0), (1, 0))]
+    assert fatal["label"] == "fatal" and fatal["proof"]["argument"] == "lock-test" and "witness" not in fatal
+    safe = by_pair[((0, 0), (0, 1))]
+    board, rules = _board("mixed.json")
+    assert replay(board, rules, [((0, 0), (0, 1)), *_pairs(safe["witness"])]).cleared
+    assert not replay(board, rules, [((0, 0), (1, 0)), ((0, 2), (1, 1)), ((0, 1), (1, 2))]).cleared
+
+
+def test_classify_text_has_a_line_per_move_and_a_summary(llkgen_cli):
+    code, out, _ = llkgen_cli("moves", "mixed.json", "--classify")
+    assert code == 0
+    assert out.splitlines() == ["safe    type 1: [0, 0] [0, 1]  via (0,0) -> (0,1)",
+                                "fatal   type 1: [0, 0] [1, 0]  via (0,0) -> (1,0)",
+                                "2 removable pairs: 1 safe, 1 fatal, 0 unknown"]
+
+
+@pytest.mark.parametrize("name, last", [("doomed.json", "1 removable pair: 0 safe, 1 fatal, 0 unknown"),
+                                        ("dead.json", "dead: no pair can be removed and 4 tiles are left")])
+def test_classify_exits_3_when_no_move_can_save_the_board(llkgen_cli, name, last):
+    code, out, _ = llkgen_cli("moves", name, "--classify")
+    assert code == 3
+    assert out.splitlines()[-1] == last
+
+
+def test_classify_out_of_nodes_exits_4(llkgen_cli):
+    code, out, _ = llkgen_cli("moves", "easy.json#easy-1", "--classify", "--nodes", "1", "--json")
+    assert code == 4
+    got = json.loads(out)
+    assert got["summary"]["safe"] == 0 and got["summary"]["unknown"] > 0
+
+
+def test_moves_without_classify_is_unchanged(llkgen_cli):
+    code, out, _ = llkgen_cli("moves", "mixed.json", "--json")
+    assert code == 0
+    assert json.loads(out) == {"moves": [
+        {"a": [0, 0], "b": [0, 1], "path": [[0, 0], [0, 1]]},
+        {"a": [0, 0], "b": [1, 0], "path": [[0, 0], [1, 0]]}]}
+
+
+def test_nodes_without_classify_is_a_usage_error(llkgen_cli):
+    code, _, err = llkgen_cli("moves", "mixed.json", "--nodes", "5")
+    assert code == 2 and "--classify" in err
+
+
+# -- reshuffle ----------------------------------------------------------------------------------
+def test_reshuffle_prints_the_new_board_and_what_was_done(llkgen_cli):
+    code, out, _ = llkgen_cli("reshuffle", "dead.json", "--seed", "1")
+    assert code == 0
+    assert out.splitlines() == ["# t: 2x2, border=off, gravity=none", "1 1", "2 2",
+                                "reshuffled 4 tiles with seed 1: certified solvable in 2 moves (1 attempt)"]
+
+
+def test_reshuffle_json_replays_and_keeps_the_tiles(llkgen_cli, files):
+    code, out, _ = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--json")
+    assert code == 0
+    got = json.loads(out)
+    lv = llkgen.load_pack(files / "easy.json").levels[0]
+    new = llkgen.Board.from_grid(got["grid"])
+    assert new != lv.board and sorted(new.cells) == sorted(lv.board.cells)
+    assert replay(new, lv.rules, got["solution"]).cleared
+    assert (got["seed"], got["attempts"]) == (5, 1)
+    assert llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--json")[1] == out
+
+
+def test_reshuffle_out_writes_a_level_that_verify_certifies(llkgen_cli, files, tmp_path):
+    target = tmp_path / "again.json"
+    code, out, _ = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--out", str(target))
+    assert code == 0 and out.rstrip().endswith(f"wrote {target}")
+    written = llkgen.load_level(target)
+    lv = llkgen.load_pack(files / "easy.json").levels[0]
+    assert (written.id, written.rules) == (lv.id, lv.rules)
+    assert set(written.extra) == {"solution", "reshuffle"} and written.extra["reshuffle"] == {"seed": 5, "attempts": 1}
+    assert replay(written.board, written.rules, written.solution).cleared
+    assert llkgen_cli("verify", str(target))[0] == 0
+
+
+def test_reshuffle_may_replace_the_level_file_but_never_the_pack(llkgen_cli, files, tmp_path):
+    pack = files / "easy.json"
+    before = pack.read_bytes()
+    code, _, err = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--out", str(pack))
+    assert code == 1 and "would replace the whole pack" in err and "Traceback" not in err
+    assert pack.read_bytes() == before
+    own = tmp_path / "own.json"
+    own.write_text(json.dumps(LEVELS["dead.json"]), "utf-8")
+    assert llkgen_cli("reshuffle", str(own), "--seed", "1", "--out", str(own))[0] == 0
+    assert llkgen.load_level(own).board.grid() == [[1, 1], [2, 2]]
+
+
+def test_reshuffle_exits_3_when_no_arrangement_can_be_cleared(llkgen_cli):
+    code, out, _ = llkgen_cli("reshuffle", "walled.json", "--seed", "0")
+    assert code == 3 and out.startswith("impossible: no arrangement of the 2 tiles left can be cleared")
+    code, out, _ = llkgen_cli("reshuffle", "walled.json", "--seed", "0", "--json")
+    assert code == 3 and json.loads(out)["status"] == "impossible"
+
+
+def test_reshuffle_out_of_nodes_exits_4(llkgen_cli):
+    code, out, _ = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "3", "--nodes", "1")
+    assert code == 4 and out.startswith("undecided: no arrangement was certified in 32 attempts")
+
+
+def test_reshuffle_needs_a_seed(llkgen_cli):
+    code, _, err = llkgen_cli("reshuffle", "dead.json")
+    assert code == 2 and "--seed" in err
+
+
+# -- bad input ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [["hint"], ["moves", "--classify"], ["reshuffle", "--seed", "1"]])
+@pytest.mark.parametrize("name, message", [
+    ("missing.json", "missing.json"),
+    ("malformed.json", "malformed.json"),
+    ("ragged.json", "ragged rows"),
+    ("easy.json#easy-9", "no level 'easy-9'"),
+])
+def test_bad_input_exits_1_with_an_error_line(llkgen_cli, command, name, message):
+    code, out, err = llkgen_cli(command[0], name, *command[1:])
+    assert code == 1 and out == ""
+    assert err.startswith("Error: ") and message in err and "Traceback" not in err
+
+
+def test_the_installed_command_shows_no_traceback(files):
+    for argv in (["hint", "missing.json"], ["reshuffle", "malformed.json", "--seed", "1"]):
+        proc = subprocess.run([sys.executable, "-m", "llkgen", *argv], cwd=files, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith("Error: ") and "Traceback" not in proc.stderr
