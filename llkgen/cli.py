@@ -328,8 +328,9 @@ def make(
         help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
     out: Optional[Path] = typer.Option(
         None, "--out",
-        help="Pack file to write (default: the spec's export.path). A pack of more than 10000 levels is a "
-             "directory, named without .json. With --shard: the shard file (default: PACK.shard-K-of-N.jsonl)."),
+        help="Pack file to write (default: the spec's export.path). A pack of more than 10000 levels, or one "
+             "with export.layout files, is a directory, named without .json. With --shard: the shard file "
+             "(default: PACK.shard-K-of-N.jsonl)."),
     count: Optional[int] = typer.Option(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
     seed: Optional[int] = typer.Option(
@@ -375,7 +376,7 @@ def make(
         spec = spec.with_overrides(out=default_shard_path(spec.export.path, part))
     # Fail now, not after generating every level.
     if part.whole:
-        check_output(spec.export.path, spec.count)
+        check_output(spec.export.path, spec.count, spec.export.layout)
     else:
         check_writable(spec.export.path)
     total = len(part.indices(spec.count))
