@@ -6,7 +6,7 @@ after row, and its solution as cell indices::
 
     {"format": "llkgen.level-flat/1", "id": "demo-1", "rows": 2, "cols": 3,
      "cells": [1, 2, 0, 2, -1, 1], "rules": {"border": true, "gravity": "none"},
-     "solution": [1, 3, 0, 5]}
+     "solution": [0, 5, 1, 3]}
 
 ``cells[row * cols + col]`` is the cell ``(row, col)``; ``solution`` holds two cell indices
 per move, ``[a1, b1, a2, b2, ...]``, each ``row * cols + col``. Every other key is as in a
@@ -56,13 +56,14 @@ def moves_from_indices(solution: object, board: Board, where: str = "solution") 
     if not isinstance(solution, list):
         raise LevelFormatError(f"{where}: expected a list of cell indices (row * cols + col), two per "
                                f"move, found {_kind(solution)}")
+    for i, v in enumerate(solution):
+        if type(v) is not int or not 0 <= v < n:
+            hint = " (moves [[r1, c1], [r2, c2]] belong in a nested level)" if isinstance(v, list) else ""
+            raise LevelFormatError(f"{where}[{i}]: expected a cell index in 0..{n - 1} (row * cols + col), "
+                                   f"found {_kind(v)}{hint}")
     if len(solution) % 2:
         raise LevelFormatError(f"{where}: expected two cell indices per move, found an odd count, "
                                f"{len(solution)}")
-    for i, v in enumerate(solution):
-        if type(v) is not int or not 0 <= v < n:
-            raise LevelFormatError(f"{where}[{i}]: expected a cell index in 0..{n - 1} (row * cols + col), "
-                                   f"found {_kind(v)}")
     cols = board.cols
     return [[[a // cols, a % cols], [b // cols, b % cols]] for a, b in zip(solution[::2], solution[1::2])]
 
