@@ -63,7 +63,7 @@ from llkgen.errors import LevelFormatError, LlkgenError
 from llkgen.executors import Executor
 from llkgen.files import open_atomic
 from llkgen.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
-from llkgen.packdir import PACK_INDEX, PACKDIR_FORMAT, PackFileError, is_pack_dir, iter_pack_dir
+from llkgen.packdir import DIR_FORMATS, PACK_INDEX, PackFileError, is_pack_dir, iter_pack_dir
 from llkgen.referee import replay
 from llkgen.text import json_dumps, printable, xml_text
 from llkgen.verify import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, verify
@@ -355,7 +355,7 @@ def _is_pack_dir_in_walk(p: Path) -> bool:
         obj = read_json(p / PACK_INDEX)
     except LlkgenError:
         return True
-    return isinstance(obj, dict) and obj.get("format") == PACKDIR_FORMAT
+    return isinstance(obj, dict) and obj.get("format") in DIR_FORMATS
 
 
 def _is_llkgen(obj: object) -> bool:
@@ -459,7 +459,7 @@ def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
                         source, "skipped",
                         f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
                     continue
-                if isinstance(obj, dict) and obj.get("format") == PACKDIR_FORMAT:
+                if isinstance(obj, dict) and obj.get("format") in DIR_FORMATS:
                     raise LevelFormatError(f"{source}: is the index of a pack directory: expected a "
                                            f"level or pack file (check the directory, {path.parent})")
                 levels = levels_from_json(obj, source)

@@ -499,8 +499,9 @@ def make(
         help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
     out: Optional[Path] = typer.Option(
         None, "--out",
-        help="Pack file to write (default: the spec's export.path). A pack of more than 10000 levels is a "
-             "directory, named without .json. With --shard: the shard file (default: PACK.shard-K-of-N.jsonl)."),
+        help="Pack file to write (default: the spec's export.path). A pack of more than 10000 levels, or one "
+             "with export.layout files, is a directory, named without .json. With --shard: the shard file "
+             "(default: PACK.shard-K-of-N.jsonl)."),
     count: Optional[int] = typer.Option(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
     seed: Optional[int] = typer.Option(
@@ -546,7 +547,7 @@ def make(
         spec = spec.with_overrides(out=default_shard_path(spec.export.path, part))
     # Fail now, not after generating every level.
     if part.whole:
-        check_output(spec.export.path, spec.count)
+        check_output(spec.export.path, spec.count, spec.export.layout)
     else:
         check_writable(spec.export.path)
     total = len(part.indices(spec.count))
@@ -585,7 +586,8 @@ def make(
 def merge(
     shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
     out: Path = typer.Option(
-        ..., "--out", help="The pack to write (a directory, named without .json, past 10000 levels)."),
+        ..., "--out", help="The pack to write (a directory, named without .json, past 10000 levels or for "
+                           "export.layout files)."),
 ) -> None:
     """Join the shard files of one pack into the pack a single make would have written.
 

@@ -8,6 +8,11 @@ beside it, fsynced, then renamed), so an interrupted run leaves the previous pac
 Each level carries ``seed`` (its own, see :func:`llkgen.generate.level_seed`), ``metrics``,
 ``certificate`` ``{verdict, method, budget, stats}`` and, unless ``export.solutions`` is false,
 ``solution`` (the verifier's witness, replayed by the referee).
+
+The spec's ``export.grid`` and ``export.layout`` (:mod:`llkgen.shapes`) say how the levels are
+written: nested or flat (:mod:`llkgen.flat`), in one pack or one file per level
+(:mod:`llkgen.packfiles`). Levels are made, journalled and sharded nested, whatever the shape,
+and take their shape only as the pack is written.
 """
 
 from __future__ import annotations
@@ -23,16 +28,20 @@ from typing import Callable
 
 import llkgen.generate as generate
 from llkgen import __version__
+from llkgen.errors import LevelFormatError
 from llkgen.executors import TRIES, Executor, ProcessExecutor, WorkerFailure
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
+from llkgen.flat import flat_level_json
 from llkgen.generate import GeneratedLevel
 from llkgen.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
 from llkgen.packdir import PART_LEVELS, check_pack_dir_target, write_pack_dir
+from llkgen.packfiles import write_pack_files
+from llkgen.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.shards import Shard, open_shards, shard_lines, spec_identity
 from llkgen.spec import Spec
 from llkgen.spool import Journal, MemorySpool, temporary_journal_path
 
-SCHEMAS = ("level", "pack")
+SCHEMAS = ("level", "level-flat", "pack", "pack-files")
 
 
 def level_id(spec: Spec, index: int) -> str:
@@ -101,34 +110,50 @@ def pack_header(identity: dict) -> dict:
             "seed": identity["seed"]}
 
 
-def pack_path(path: str | os.PathLike, count: int) -> Path:
-    """Where a pack of ``count`` levels goes for ``--out path``: the file itself, or, past
-    :data:`PACK_FILE_MAX` levels, a directory named like it without ``.json``
+def is_directory(count: int, layout: Layout = Layout.PACK) -> bool:
+    """Whether a pack of ``count`` levels in ``layout`` is written as a directory: always for
+    ``files``, past :data:`PACK_FILE_MAX` levels for ``pack``."""
+    return layout == Layout.FILES or count > PACK_FILE_MAX
+
+
+def pack_path(path: str | os.PathLike, count: int, layout: Layout = Layout.PACK) -> Path:
+    """Where a pack of ``count`` levels goes for ``--out path``: the file itself, or, for a
+    directory (:func:`is_directory`), a directory named like it without ``.json``
     (``output/big.json`` -> ``output/big``)."""
     p = Path(path)
-    if count > PACK_FILE_MAX and p.name.endswith(".json"):
+    if is_directory(count, layout) and p.name.endswith(".json"):
         return p.with_name(p.name[:-len(".json")])
     return p
 
 
-def check_output(path: str | os.PathLike, count: int) -> Path:
+def check_output(path: str | os.PathLike, count: int, layout: Layout = Layout.PACK) -> Path:
     """Raise :class:`~llkgen.errors.OutputError` now if the pack could not be written."""
-    p = pack_path(path, count)
-    if count <= PACK_FILE_MAX:
+    p = pack_path(path, count, layout)
+    if not is_directory(count, layout):
         return check_writable(p)
     check_pack_dir_target(p)
     prepare_dir(p.parent)
     return p
 
 
-def write_pack(path: str | os.PathLike, identity: dict, records: Iterable[dict]) -> Path:
-    """Write the pack of ``records`` (every level, in index order) atomically: one
-    ``llkgen.pack/1`` file, or a pack directory past :data:`PACK_FILE_MAX` levels (see
-    :func:`pack_path`). The bytes depend only on the records and ``identity``."""
+def shaped(level: dict, grid: GridShape) -> dict:
+    """A nested level object (as records hold it) in the shape ``grid``."""
+    return flat_level_json(level, f"level {level.get('id')}") if grid == GridShape.FLAT else level
+
+
+def write_pack(path: str | os.PathLike, identity: dict, records: Iterable[dict],
+               grid: GridShape = GridShape.NESTED, layout: Layout = Layout.PACK) -> Path:
+    """Write the pack of ``records`` (every level, in index order) atomically, its levels in
+    the shape ``grid``: one ``llkgen.pack/1`` file, or a pack directory past
+    :data:`PACK_FILE_MAX` levels, or with ``layout`` files one file per level (see
+    :func:`pack_path`). The bytes depend only on the records, ``identity`` and the shape."""
     header = pack_header(identity)
-    levels = (r["level"] for r in records)
-    if identity["count"] > PACK_FILE_MAX:
-        return write_pack_dir(pack_path(path, identity["count"]), header, levels, per_file=PACK_FILE_MAX)
+    count = identity["count"]
+    levels = (shaped(r["level"], grid) for r in records)
+    if layout == Layout.FILES:
+        return write_pack_files(pack_path(path, count, layout), header, levels)
+    if count > PACK_FILE_MAX:
+        return write_pack_dir(pack_path(path, count), header, levels, per_file=PACK_FILE_MAX)
     return write_json_atomic(path, {**header, "levels": list(levels)})
 
 
@@ -158,7 +183,8 @@ def make_pack(spec: Spec, jobs: int = 1,
     executor = executor or ProcessExecutor(jobs)
     identity = spec_identity(spec)
     indices = shard.indices(spec.count)
-    out = Path(spec.export.path) if not shard.whole else pack_path(spec.export.path, spec.count)
+    grid, layout = spec.export.grid, spec.export.layout
+    out = Path(spec.export.path) if not shard.whole else pack_path(spec.export.path, spec.count, layout)
     header = {**identity, "shard": str(shard)}
     spool: MemorySpool | Journal
     if resume:
@@ -192,9 +218,10 @@ def make_pack(spec: Spec, jobs: int = 1,
                 f"{spec.source}: level {i + 1} of {spec.count} (index {i}): failed {TRIES} times on the "
                 f"cluster, last with {type(e.error).__name__}: {e.error}", i, e.error) from None
         if shard.whole:
-            path = write_pack(out, identity, spool.records(indices))
+            path = write_pack(out, identity, spool.records(indices), grid, layout)
         else:
-            path = write_lines_atomic(out, shard_lines(identity, shard, spool.records(indices), len(indices)))
+            path = write_lines_atomic(out, shard_lines(identity, shard, spool.records(indices), len(indices),
+                                                       grid, layout))
     except BaseException:
         spool.close(remove=not resume)
         raise
@@ -211,21 +238,26 @@ class MergeResult:
 
 def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike) -> MergeResult:
     """Merge shard files (see :mod:`llkgen.shards`) into the pack a single ``make`` would have
-    written, byte for byte, at ``out`` (a directory past :data:`PACK_FILE_MAX` levels). A
-    missing, duplicated or foreign shard, or a damaged line, raises
+    written, byte for byte, at ``out`` (a directory past :data:`PACK_FILE_MAX` levels, or for
+    the ``files`` layout), in the grid shape and layout the shards record. A missing,
+    duplicated or foreign shard, or a damaged line, raises
     :class:`~llkgen.errors.LevelFormatError` naming it; nothing is written then."""
     shards = open_shards(paths)
     try:
-        check_output(out, shards.count)
-        path = write_pack(out, shards.identity, shards.records())
+        if shards.layout == Layout.FILES and shards.count > FILES_LAYOUT_MAX:
+            raise LevelFormatError(f"{paths[0]}: line 1: layout: expected pack for {shards.count} levels, found "
+                                   f"files (at most {FILES_LAYOUT_MAX} levels, one file each)")
+        check_output(out, shards.count, shards.layout)
+        path = write_pack(out, shards.identity, shards.records(), shards.grid, shards.layout)
     finally:
         shards.close()
     return MergeResult(path, shards.count, len(paths))
 
 
 def load_schema(name: str) -> dict:
-    """The shipped JSON Schema ``"level"`` or ``"pack"`` (``llkgen/schemas/<name>.schema.json``).
-    The pack schema refers to the level schema by its ``$id``."""
+    """The shipped JSON Schema of :data:`SCHEMAS` (``llkgen/schemas/<name>.schema.json``): a
+    nested level, a flat level, a pack (of levels of either shape) or the index of the
+    ``files`` layout. They refer to each other by ``$id``."""
     if name not in SCHEMAS:
         raise ValueError(f"schema: expected one of {', '.join(SCHEMAS)}, found {name!r}")
     text = resources.files("llkgen").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")

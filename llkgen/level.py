@@ -1,5 +1,8 @@
 """Level and pack files: ``llkgen.level/1`` and ``llkgen.pack/1`` JSON.
 
+A level may also be in the flat shape, ``llkgen.level-flat/1`` (see :mod:`llkgen.flat`): it
+loads to the same :class:`Level` as its nested form, and a pack may hold levels of either.
+
 Loading validates everything and raises :class:`LevelFormatError` with the file name, the
 place (``levels[3].grid row 2 col 5``) and what was expected versus found. Unknown top-level
 keys are kept in ``extra`` and written back unchanged, so later versions can add
@@ -20,6 +23,8 @@ from pathlib import Path
 from llkgen.board import GRAVITIES, Board, Rules, _kind, _num
 from llkgen.errors import LevelFormatError
 from llkgen.files import read_bounded, write_text_atomic
+from llkgen.flat import FLAT_BOARD_KEY, FLAT_LEVEL_FORMAT, board_from_cells, flat_level_json, moves_from_indices
+from llkgen.shapes import GridShape
 from llkgen.text import escape_surrogates
 
 LEVEL_FORMAT = "llkgen.level/1"
@@ -28,6 +33,8 @@ PACK_FORMAT = "llkgen.pack/1"
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 _LEVEL_KEYS = ("format", "id", "rows", "cols", "grid", "rules")
+_FLAT_LEVEL_KEYS = ("format", "id", "rows", "cols", FLAT_BOARD_KEY, "rules")
+LEVEL_FORMATS = (LEVEL_FORMAT, FLAT_LEVEL_FORMAT)
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,9 @@ def rules_from_json(obj: object, where: str = "rules") -> Rules:
 
 
 def level_from_json(obj: object, where: str = "level") -> Level:
-    """Validate a decoded level object and build a :class:`Level`."""
+    """Validate a decoded level object, nested (``grid``) or flat (``cells``), and build a
+    :class:`Level`. A flat level's solution is turned into moves, so both shapes of one level
+    give equal :class:`Level` objects."""
     if not isinstance(obj, dict):
         raise LevelFormatError(f"{where}: expected a level object, found {_kind(obj)}")
     if obj.get("format") == PACK_FORMAT:
@@ -79,16 +88,28 @@ def level_from_json(obj: object, where: str = "level") -> Level:
             f"{where}.format: expected {LEVEL_FORMAT!r}, found string {PACK_FORMAT!r}: "
             f"this is a pack of {n} levels (name one as FILE#ID; `llkgen verify` checks whole packs)"
         )
-    for key in ("format", "rows", "cols", "grid"):
+    flat = obj.get("format") == FLAT_LEVEL_FORMAT
+    board_key = FLAT_BOARD_KEY if flat else "grid"
+    for key in ("format", "rows", "cols", board_key):
         if key not in obj:
-            raise LevelFormatError(f"{where}: missing field {key!r}")
-    if obj["format"] != LEVEL_FORMAT:
-        raise LevelFormatError(f"{where}.format: expected {LEVEL_FORMAT!r}, found {_kind(obj['format'])}")
+            hint = ""
+            if key == "grid" and FLAT_BOARD_KEY in obj:
+                hint = f" (a level with {FLAT_BOARD_KEY!r} has format {FLAT_LEVEL_FORMAT!r})"
+            raise LevelFormatError(f"{where}: missing field {key!r}{hint}")
+    if obj["format"] not in LEVEL_FORMATS:
+        raise LevelFormatError(f"{where}.format: expected {LEVEL_FORMAT!r} or {FLAT_LEVEL_FORMAT!r}, "
+                               f"found {_kind(obj['format'])}")
+    if flat and "grid" in obj:
+        raise LevelFormatError(f"{where}.grid: expected no grid in a {FLAT_LEVEL_FORMAT!r} level (its "
+                               f"board is {FLAT_BOARD_KEY!r}), found both")
     for key in ("rows", "cols"):
         v = obj[key]
         if type(v) is not int or v < 1:
             raise LevelFormatError(f"{where}.{key}: expected a positive integer, found {_kind(v)}")
-    board = Board.from_grid(obj["grid"], f"{where}.grid")
+    if flat:
+        board = board_from_cells(obj["rows"], obj["cols"], obj[board_key], f"{where}.{board_key}")
+    else:
+        board = Board.from_grid(obj["grid"], f"{where}.grid")
     if (board.rows, board.cols) != (obj["rows"], obj["cols"]):
         raise LevelFormatError(
             f"{where}: rows/cols say {_num(obj['rows'])}x{_num(obj['cols'])} but the grid is {board.rows}x{board.cols}"
@@ -97,17 +118,24 @@ def level_from_json(obj: object, where: str = "level") -> Level:
     if level_id is not None and not isinstance(level_id, str):
         raise LevelFormatError(f"{where}.id: expected a string, found {_kind(level_id)}")
     rules = rules_from_json(obj.get("rules"), f"{where}.rules")
-    extra = {k: v for k, v in obj.items() if k not in _LEVEL_KEYS}
+    known = _FLAT_LEVEL_KEYS if flat else _LEVEL_KEYS
+    extra = {k: v for k, v in obj.items() if k not in known}
+    if flat and "solution" in extra:
+        extra["solution"] = moves_from_indices(extra["solution"], board, f"{where}.solution")
     return Level(board, rules, level_id, extra)
 
 
-def level_to_json(level: Level) -> dict:
+def level_to_json(level: Level, grid: GridShape = GridShape.NESTED) -> dict:
+    """The level object of ``level``: nested (``llkgen.level/1``) or, with ``grid`` flat,
+    ``llkgen.level-flat/1`` (see :func:`llkgen.flat.flat_level_json`)."""
     out: dict = {"format": LEVEL_FORMAT}
     if level.id is not None:
         out["id"] = level.id
     out.update(rows=level.board.rows, cols=level.board.cols, grid=level.board.grid(),
                rules=level.rules.to_json())
     out.update(level.extra)
+    if grid == GridShape.FLAT:
+        return flat_level_json(out, f"level {level.id}" if level.id is not None else "level")
     return out
 
 
@@ -128,10 +156,10 @@ def pack_from_json(obj: object, where: str = "pack") -> Pack:
     return Pack(obj["name"], levels, extra)
 
 
-def pack_to_json(pack: Pack) -> dict:
+def pack_to_json(pack: Pack, grid: GridShape = GridShape.NESTED) -> dict:
     out: dict = {"format": PACK_FORMAT, "name": pack.name}
     out.update(pack.extra)
-    out["levels"] = [level_to_json(lv) for lv in pack.levels]
+    out["levels"] = [level_to_json(lv, grid) for lv in pack.levels]
     return out
 
 
@@ -211,7 +239,8 @@ def levels_from_json(obj: object, source: str) -> list[tuple[str, Level]]:
         pack = _prefixed(source, pack_from_json, obj)
         return [(f"{source}#{lv.id or i}", lv) for i, lv in enumerate(pack.levels)]
     if isinstance(obj, dict) and "format" not in obj:
-        raise LevelFormatError(f"{source}: missing field 'format': expected {LEVEL_FORMAT!r} or {PACK_FORMAT!r}")
+        raise LevelFormatError(f"{source}: missing field 'format': expected {LEVEL_FORMAT!r}, "
+                               f"{FLAT_LEVEL_FORMAT!r} or {PACK_FORMAT!r}")
     level = _prefixed(source, level_from_json, obj)
     return [(source, level)]
 
@@ -276,10 +305,46 @@ def _format(obj: object, depth: int) -> str:
         return flat
     pad, inner = "  " * depth, "  " * (depth + 1)
     if isinstance(obj, dict):
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_format(v, depth + 1)}" for k, v in obj.items()]
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_format_value(obj, k, v, depth + 1)}"
+                 for k, v in obj.items()]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     items = [inner + _format(v, depth + 1) for v in obj]
     return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+
+
+def _format_value(parent: dict, key: str, value: object, depth: int) -> str:
+    """A flat level's long ``cells`` is written one board row a line, and its ``solution``
+    with whole moves (two indices) filling each line, rather than one number a line; every
+    other value as :func:`_format` writes it (so nested levels keep their bytes)."""
+    runs = _flat_runs(parent, key, value)
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if runs is None or len(text) + depth * 2 <= 100:
+        return _format(value, depth)
+    assert isinstance(value, list)
+    size, share = runs
+    inner = "  " * (depth + 1)
+    lines: list[str] = []
+    for i in range(0, len(value), size):
+        run = ", ".join(json.dumps(v) for v in value[i:i + size])
+        if share and lines and len(inner) + len(lines[-1]) + len(run) + 3 <= 100:
+            lines[-1] += ", " + run
+        else:
+            lines.append(run)
+    return "[\n" + ",\n".join(inner + line for line in lines) + "\n" + "  " * depth + "]"
+
+
+def _flat_runs(parent: dict, key: str, value: object) -> tuple[int, bool] | None:
+    """``(numbers per run, whether runs share a line)`` for a number list of a flat level."""
+    if parent.get("format") != FLAT_LEVEL_FORMAT or not isinstance(value, list):
+        return None
+    if not all(type(v) is int for v in value):
+        return None
+    cols = parent.get("cols")
+    if key == FLAT_BOARD_KEY and type(cols) is int and cols > 0:
+        return cols, False
+    if key == "solution":
+        return 2, True
+    return None
 
 
 def write_json_atomic(path: str | os.PathLike, obj: object) -> Path:

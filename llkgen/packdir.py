@@ -6,6 +6,9 @@ to read, diff and ship; the index lets a tool find a level without parsing every
 :func:`iter_pack_dir` streams the parts one line at a time, so reading holds one level (and
 the index) in memory, whatever the number of levels. :func:`write_pack_dir` builds the
 directory beside its target and swaps it in only when it is complete.
+
+The ``files`` layout (``llkgen.pack-files/1``, :mod:`llkgen.packfiles`) is read through the same
+functions: its index is a :class:`PackIndex` whose parts are one level file each.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from llkgen.board import _kind
 from llkgen.errors import LevelFormatError, OutputError
@@ -36,6 +40,10 @@ from llkgen.level import (
 from llkgen.text import escape_surrogates
 
 PACKDIR_FORMAT = "llkgen.packdir/1"
+#: The ``files`` layout: a directory of level files and an index (see :mod:`llkgen.packfiles`).
+PACK_FILES_FORMAT = "llkgen.pack-files/1"
+#: The formats of a pack directory's index.json that llkgen reads, and may replace on writing.
+DIR_FORMATS = (PACKDIR_FORMAT, PACK_FILES_FORMAT)
 #: A pack directory's index file, and the most levels one part file holds.
 PACK_INDEX = "index.json"
 PART_LEVELS = 10_000
@@ -66,13 +74,15 @@ class PackPart:
 @dataclass(frozen=True)
 class PackIndex:
     """A validated ``index.json``: ``extra`` holds every other top-level key of the pack
-    (``generator``, ``seed``, ...), ``ids`` one entry per level (``None`` for no id)."""
+    (``generator``, ``seed``, ...), ``ids`` one entry per level (``None`` for no id).
+    ``format`` says how the parts are read: JSON-lines parts, or one level file each."""
 
     name: str
     count: int
     parts: list[PackPart]
     ids: list[str | None]
     extra: dict = field(default_factory=dict)
+    format: str = PACKDIR_FORMAT
 
 
 _INDEX_KEYS = ("format", "name", "count", "files", "ids")
@@ -170,12 +180,16 @@ def read_pack_index(path: str | os.PathLike) -> PackIndex:
         msg = str(e)
         raise PackFileError(where, msg[len(where) + 2:] if msg.startswith(where + ": ") else msg) from None
     try:
+        if isinstance(obj, dict) and obj.get("format") == PACK_FILES_FORMAT:
+            from llkgen.packfiles import files_index_from_json
+
+            return files_index_from_json(obj)
         return pack_index_from_json(obj)
     except LevelFormatError as e:
         raise PackFileError(where, str(e)) from None
 
 
-def _open_part(file: Path) -> int:
+def open_part(file: Path) -> int:
     """A descriptor for a part file, which must be a regular file: a FIFO or a device in a pack
     directory is refused at once instead of blocking or reading forever."""
     where = str(file)
@@ -197,7 +211,7 @@ def _part_levels(file: Path, part: PackPart, ids: list[str | None]) -> Iterator[
     """``(index in the pack, level)`` for every line of one part, checked against the index.
     Each line is read up to :data:`MAX_LINE_BYTES`, the cap for a level file."""
     where = str(file)
-    fd = _open_part(file)
+    fd = open_part(file)
     with os.fdopen(fd, "rb") as f:
         lineno = 0
         while True:
@@ -244,10 +258,13 @@ def iter_pack_dir(path: str | os.PathLike, start: int = 0, stop: int | None = No
     root = Path(path)
     idx = read_pack_index(root) if index is None else index
     end = idx.count if stop is None else min(stop, idx.count)
+    read = _part_levels
+    if idx.format == PACK_FILES_FORMAT:
+        from llkgen.packfiles import file_level as read
     for part in idx.parts:
         if part.first + part.count <= start or part.first >= end:
             continue
-        for i, level in _part_levels(root / part.path, part, idx.ids):
+        for i, level in read(root / part.path, part, idx.ids):
             if i >= end:
                 break
             if i >= start:
@@ -298,7 +315,7 @@ def check_pack_dir_target(path: str | os.PathLike) -> Path:
             raise OutputError(f"{p}: cannot write: {(e.strerror or str(e)).lower()}") from None
         if entries and not _has_packdir_index(p):
             raise OutputError(f"{p}: cannot write: a directory that is not a pack directory (no {PACK_INDEX} "
-                              f"with format {PACKDIR_FORMAT!r}); it is never replaced")
+                              f"with format {PACKDIR_FORMAT!r} or {PACK_FILES_FORMAT!r}); it is never replaced")
     return p
 
 
@@ -307,7 +324,7 @@ def _has_packdir_index(p: Path) -> bool:
         obj = read_json(p / PACK_INDEX)
     except LevelFormatError:
         return False
-    return isinstance(obj, dict) and obj.get("format") == PACKDIR_FORMAT
+    return isinstance(obj, dict) and obj.get("format") in DIR_FORMATS
 
 
 def _fsync_dir(p: Path) -> None:
@@ -335,28 +352,13 @@ def write_pack_dir(path: str | os.PathLike, header: dict, levels: Iterable[Level
     ``pack_to_json(pack)`` minus ``levels`` will do. The same header and levels give the same
     bytes.
 
-    Atomic: everything is written into a temporary directory beside ``path`` and renamed into
-    place only once complete. An existing pack directory at ``path`` is moved aside, the new
-    one renamed in, and only then the old one removed; a failed or interrupted write leaves it
-    untouched (and removes the temporary directory). Anything at ``path`` other than a pack
-    directory or an empty directory is never replaced (:func:`check_pack_dir_target`).
-    Raises :class:`OutputError` when the directory cannot be written."""
-    if not isinstance(header, dict) or not isinstance(header.get("name"), str):
-        raise ValueError("header: expected a dict with a string 'name'")
-    if header.get("format", PACK_FORMAT) not in (PACK_FORMAT, PACKDIR_FORMAT):
-        raise ValueError(f"header.format: expected {PACK_FORMAT!r} or none, found {header['format']!r}")
-    reserved = sorted(set(header) & {"levels", "count", "files", "ids"})
-    if reserved:
-        raise ValueError(f"header: {', '.join(reserved)} are written by write_pack_dir, not given")
+    Atomic, as :func:`write_dir_atomic`. Raises :class:`OutputError` when the directory cannot
+    be written."""
+    check_header(header, ("levels", "count", "files", "ids"))
     if type(per_file) is not int or not 1 <= per_file <= PART_LEVELS:
         raise ValueError(f"per_file: expected an integer from 1 to {PART_LEVELS}, found {per_file!r}")
-    target = check_pack_dir_target(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".llkgen-", suffix=".tmp", dir=target.parent))
-    except OSError as e:
-        raise OutputError(f"{target}: cannot write: {(e.strerror or str(e)).lower()}") from None
-    try:
+
+    def fill(tmp: Path) -> None:
         files: list[dict] = []
         ids: list[str | None] = []
         out = None
@@ -386,10 +388,51 @@ def write_pack_dir(path: str | os.PathLike, header: dict, levels: Iterable[Level
         index: dict = {"format": PACKDIR_FORMAT, "name": header["name"]}
         index.update((k, v) for k, v in header.items() if k not in ("format", "name"))
         index.update(count=len(ids), files=files, ids=ids)
-        with open(tmp / PACK_INDEX, "wb") as f:
-            f.write(dumps(index).encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
+        write_synced(tmp / PACK_INDEX, dumps(index))
+
+    return write_dir_atomic(path, fill)
+
+
+def check_header(header: dict, reserved: tuple[str, ...]) -> None:
+    """Raise ``ValueError`` unless ``header`` is a pack's top-level keys as a directory writer
+    takes them: a string ``name``, no ``format`` but ``llkgen.pack/1`` or a directory format,
+    and none of the ``reserved`` keys the writer fills in itself."""
+    if not isinstance(header, dict) or not isinstance(header.get("name"), str):
+        raise ValueError("header: expected a dict with a string 'name'")
+    if header.get("format", PACK_FORMAT) not in (PACK_FORMAT, *DIR_FORMATS):
+        raise ValueError(f"header.format: expected {PACK_FORMAT!r} or none, found {header['format']!r}")
+    clash = sorted(set(header) & set(reserved))
+    if clash:
+        raise ValueError(f"header: {', '.join(clash)} are written by the directory writer, not given")
+
+
+def write_synced(file: Path, text: str) -> None:
+    """Write ``text`` as UTF-8 to a new ``file`` and fsync it (inside a directory that
+    :func:`write_dir_atomic` has yet to rename into place)."""
+    with open(file, "wb") as f:
+        f.write(text.encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_dir_atomic(path: str | os.PathLike, fill: Callable[[Path], None]) -> Path:
+    """Build a directory with ``fill(tmp)``, which writes its files (no subdirectories) into
+    the empty directory ``tmp``, and put it at ``path``; returns the path.
+
+    Atomic: ``tmp`` is a temporary directory beside ``path``, renamed into place only once
+    ``fill`` returns. An existing pack directory at ``path`` is moved aside, the new one renamed
+    in, and only then the old one removed; a failed or interrupted write leaves it untouched
+    (and removes the temporary directory). Anything at ``path`` other than a pack directory
+    (either format) or an empty directory is never replaced (:func:`check_pack_dir_target`).
+    Raises :class:`OutputError` when the directory cannot be written."""
+    target = check_pack_dir_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".llkgen-", suffix=".tmp", dir=target.parent))
+    except OSError as e:
+        raise OutputError(f"{target}: cannot write: {(e.strerror or str(e)).lower()}") from None
+    try:
+        fill(tmp)
         mode = 0o666 & ~_umask()
         for name in os.listdir(tmp):
             os.chmod(tmp / name, mode)

@@ -8,12 +8,15 @@ order, merge into a pack byte-identical to one made in one run.
 A shard file (``llkgen.shard/1``) is JSON lines. Line 1 is its header::
 
     {"format": "llkgen.shard/1", "generator": "llkgen 0.9.0", "name": "easy", "seed": 1,
-     "count": 10, "spec_sha256": "...", "shard": "1/4", "levels": 3}
+     "count": 10, "spec_sha256": "...", "shard": "1/4", "levels": 3, "grid": "nested",
+     "layout": "pack"}
 
 and each further line one record, ``{"index": i, "attempts": a, "level": {...}}``, in index
 order (see :mod:`llkgen.spool`). ``spec_sha256`` is the SHA-256 of the resolved spec (every
 default filled in, command-line overrides applied) without its output path: two shards merge
-only when they come from the same spec, seed, count and llkgen version.
+only when they come from the same spec, seed, count and llkgen version. ``grid`` and
+``layout`` are the spec's ``export`` shape, which the merged pack is written in (absent in
+shards of older versions: nested, pack); the shards of one pack must agree on them.
 
 :func:`merge_shards` reads the shards side by side, one line at a time, so merging a pack of a
 million levels never holds more than one level per shard (plus one file's levels when the
@@ -33,12 +36,15 @@ from typing import IO
 
 from llkgen import __version__
 from llkgen.errors import LevelFormatError, LlkgenError
+from llkgen.shapes import GRID_SHAPES, LAYOUTS, GridShape, Layout
 from llkgen.spec import Spec
 from llkgen.spool import parse_record, record_line
 
 SHARD_FORMAT = "llkgen.shard/1"
 #: The fields two shards (or a journal and its run) must agree on to belong together.
 IDENTITY = ("generator", "name", "seed", "count", "spec_sha256")
+#: The shape the merged pack is written in, and its value in shards that do not say.
+WRITING = {"grid": GridShape.NESTED.value, "layout": Layout.PACK.value}
 #: A header line is a few hundred bytes; a level line of a 64x64 board with its solution about
 #: 100 KB. Longer lines are refused before they are parsed.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -80,10 +86,16 @@ class Shard:
         return self.of == 1
 
 
+#: Export keys that say only how levels are written, never what they are: left out of
+#: :func:`spec_sha256`, so shards and journals of one pack fit whatever shape it is written in.
+WRITING_KEYS = ("path", "grid", "layout")
+
+
 def spec_sha256(spec: Spec) -> str:
-    """The SHA-256 of the resolved spec without its output path (which never changes a level)."""
+    """The SHA-256 of the resolved spec without its output path, grid shape and layout (which
+    never change a level)."""
     data = spec.to_dict()
-    data["export"] = {k: v for k, v in data["export"].items() if k != "path"}
+    data["export"] = {k: v for k, v in data["export"].items() if k not in WRITING_KEYS}
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
@@ -102,9 +114,11 @@ def default_shard_path(pack_path: str | os.PathLike, shard: Shard) -> Path:
     return p.with_name(f"{stem}.shard-{shard.index}-of-{shard.of}.jsonl")
 
 
-def shard_lines(identity: dict, shard: Shard, records: Iterator[dict], levels: int) -> Iterator[str]:
+def shard_lines(identity: dict, shard: Shard, records: Iterator[dict], levels: int,
+                grid: GridShape = GridShape.NESTED, layout: Layout = Layout.PACK) -> Iterator[str]:
     """The lines of a shard file: its header, then ``records`` (in index order)."""
-    yield record_line({"format": SHARD_FORMAT, **identity, "shard": str(shard), "levels": levels})
+    yield record_line({"format": SHARD_FORMAT, **identity, "shard": str(shard), "levels": levels,
+                       "grid": grid.value, "layout": layout.value})
     for record in records:
         yield record_line(record)
 
@@ -155,6 +169,11 @@ def _open_shard(path: Path) -> _Open:
             raise LevelFormatError(f"{path}: line 1: {e}") from None
         if type(header["count"]) is not int or header["count"] < 1:
             raise LevelFormatError(f"{path}: line 1: count: expected an integer >= 1, found {header['count']!r}")
+        for key, options in (("grid", GRID_SHAPES), ("layout", LAYOUTS)):
+            value = header.setdefault(key, WRITING[key])
+            if value not in options:
+                raise LevelFormatError(f"{path}: line 1: {key}: expected one of {', '.join(options)}, "
+                                       f"found {value!r}")
         return _Open(path, header, shard, f)
     except BaseException:
         f.close()
@@ -166,7 +185,7 @@ def _check_set(shards: list[_Open]) -> None:
     first = shards[0]
     for s in shards[1:]:
         differ = [(f"{k} {first.header[k]!r}", f"{k} {s.header[k]!r}")
-                  for k in IDENTITY if s.header[k] != first.header[k]]
+                  for k in (*IDENTITY, *WRITING) if s.header[k] != first.header[k]]
         if s.shard.of != first.shard.of:
             differ.append((f"one of {first.shard.of} shards", f"shard {s.shard}"))
         if differ:
@@ -198,6 +217,14 @@ class ShardSet:
     identity: dict
     count: int
     _shards: tuple[_Open, ...]
+
+    @property
+    def grid(self) -> GridShape:
+        return GridShape(self._shards[0].header["grid"])
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self._shards[0].header["layout"])
 
     def records(self) -> Iterator[dict]:
         """Every record, level 0 first, read one line at a time from the shard that holds it;

@@ -19,7 +19,7 @@ A spec looks like this (see ``configs/*.yaml`` for commented examples)::
     generator: {strategy: shuffle, max_attempts: 200}
     difficulty: {initial_moves: [6, null], random_clear_rate: [0.5, 1.0], playthroughs: 32}
     verify: {nodes: 200000}
-    export: {path: output/easy.json, solutions: true}
+    export: {path: output/easy.json, solutions: true, grid: nested, layout: pack}
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from typing import Any, Mapping, NoReturn, Sequence
 from llkgen.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
 from llkgen.errors import SpecError
 from llkgen.files import read_bounded
+from llkgen.shapes import FILES_LAYOUT_MAX, GRID_SHAPES, LAYOUTS, GridShape, Layout
 from llkgen.strictyaml import KeyIndex, KeyPath, ListIndex, describe, fmt_path, load_yaml, quote
 
 __all__ = [
@@ -189,8 +190,13 @@ class VerifySpec:
 
 @dataclass(frozen=True)
 class ExportSpec:
+    """Where and how the pack is written: ``grid`` is each level's shape and ``layout`` the
+    files on disk (see :mod:`llkgen.shapes`)."""
+
     path: str
     solutions: bool = True
+    grid: GridShape = GridShape.NESTED
+    layout: Layout = Layout.PACK
 
 
 @dataclass(frozen=True)
@@ -248,6 +254,9 @@ class Spec:
                 raise SpecError(
                     f"--count: expected an integer in 1..{MAX_COUNT}, found {describe(count)}"
                 )
+            if spec.export.layout == Layout.FILES and count > FILES_LAYOUT_MAX:
+                raise SpecError(f"--count: expected at most {FILES_LAYOUT_MAX} levels with export.layout "
+                                f"files (one file per level), found {count}: use layout: pack")
             spec = dataclasses.replace(spec, count=count)
         if seed is not None:
             if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
@@ -292,7 +301,8 @@ class Spec:
             "verify": dataclasses.asdict(self.verify),
             "grading": dataclasses.asdict(self.grading),
             **extra,
-            "export": dataclasses.asdict(self.export),
+            "export": {**dataclasses.asdict(self.export), "grid": self.export.grid.value,
+                       "layout": self.export.layout.value},
         }
 
 
@@ -594,13 +604,19 @@ def _check_ramp(ck: _Checker, value: Any) -> RampSpec | None:
     return RampSpec(*bounds)
 
 
-def _check_export(ck: _Checker, value: Any, name: str) -> ExportSpec:
+def _check_export(ck: _Checker, value: Any, name: str, count: int) -> ExportSpec:
     path = ("export",)
-    m = ck.section(value, path, ("path", "solutions"))
+    m = ck.section(value, path, ("path", "solutions", "grid", "layout"))
     out = m.get("path", f"output/{name}.json")
     if not isinstance(out, str) or not out.strip() or "\0" in out:
         ck.expected(path + ("path",), "a non-empty file path", out)
-    return ExportSpec(path=out, solutions=ck.boolean(m, path, "solutions", True))
+    layout = Layout(ck.choice(m, path, "layout", LAYOUTS, Layout.PACK.value))
+    if layout == Layout.FILES and count > FILES_LAYOUT_MAX:
+        ck.fail(path + ("layout",), f"expected at most {FILES_LAYOUT_MAX} levels for layout files (one "
+                                    f"file per level), found count {count}: use layout: pack")
+    return ExportSpec(path=out, solutions=ck.boolean(m, path, "solutions", True),
+                      grid=GridShape(ck.choice(m, path, "grid", GRID_SHAPES, GridShape.NESTED.value)),
+                      layout=layout)
 
 
 def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None = None) -> Spec:
@@ -655,7 +671,7 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
     if (ramp is not None or difficulty.score is not None) and grading.playthroughs == 0:
         ck.fail_at(("grading", "playthroughs"), "grading.playthroughs: expected at least 1, found 0: "
                    "the difficulty score needs the exact grading")
-    export = _check_export(ck, m.get("export"), name)
+    export = _check_export(ck, m.get("export"), name, count)
     return Spec(
         name=name,
         board=board,

@@ -20,8 +20,8 @@ if str(TESTS) not in sys.path:
 
 @pytest.fixture(scope="session")
 def schema_validator():
-    """``schema_validator("level" | "pack")``: a jsonschema validator for the shipped schema,
-    with the pack schema's reference to the level schema resolved."""
+    """``schema_validator("level" | "level-flat" | "pack" | "pack-files")``: a jsonschema
+    validator for the shipped schema, with the schemas' references to each other resolved."""
     import jsonschema
     from referencing import Registry, Resource
 

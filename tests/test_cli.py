@@ -99,7 +99,7 @@ VALIDATION = [
     ("bad.json", "bad JSON at line 2 column 1: Expecting ',' delimiter"),
     ("missing.json", "level: missing field 'grid'"),
     ("mismatch.json", "level: rows/cols say 3x5 but the grid is 3x4"),
-    ("format.json", "level.format: expected 'llkgen.level/1', found string 'llkgen.level/0'"),
+    ("format.json", "level.format: expected 'llkgen.level/1' or 'llkgen.level-flat/1', found string 'llkgen.level/0'"),
     ("latin1.json", "not UTF-8 text (byte 36)"),
     ("dir", "is a directory, expected a JSON file"),
     ("nope.json", "no such file"),

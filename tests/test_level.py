@@ -165,7 +165,7 @@ def test_load_levels_accepts_level_and_pack(tmp_path):
 
 
 def test_levels_from_json_without_format():
-    expected = r"^src: missing field 'format': expected 'llkgen.level/1' or 'llkgen.pack/1'$"
+    expected = r"^src: missing field 'format': expected 'llkgen.level/1', 'llkgen.level-flat/1' or 'llkgen.pack/1'$"
     with pytest.raises(LevelFormatError, match=expected):
         levels_from_json({"rows": 1}, "src")
 
@@ -220,7 +220,7 @@ LEVEL_ERRORS = [
     ("rows-zero", _mut(rows=0), "level.rows: expected a positive integer, found number 0"),
     ("cols-bool", _mut(cols=True), "level.cols: expected a positive integer, found boolean true"),
     ("wrong-format", _mut(format="llkgen.level/2"),
-     "level.format: expected 'llkgen.level/1', found string 'llkgen.level/2'"),
+     "level.format: expected 'llkgen.level/1' or 'llkgen.level-flat/1', found string 'llkgen.level/2'"),
     ("pack-format-as-level", _mut(format="llkgen.pack/1"),
      "level.format: expected 'llkgen.level/1', found string 'llkgen.pack/1': "
      "this is a pack of ? levels (name one as FILE#ID; `llkgen verify` checks whole packs)"),
