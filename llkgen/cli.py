@@ -480,7 +480,9 @@ def view(
 
 def _level_line(lv) -> str:
     m = lv.metrics
-    return (f"level {lv.index + 1:>3}  initial_moves {m['initial_moves']:>3}  "
+    graded = (f"difficulty {m['difficulty']:>5.1f}  fatal_share {m['fatal_share']:.3f}  "
+              if "difficulty" in m else "")
+    return (f"level {lv.index + 1:>3}  {graded}initial_moves {m['initial_moves']:>3}  "
             f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
             f"({_plural(lv.attempts, 'attempt')})")
 

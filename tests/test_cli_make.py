@@ -80,7 +80,8 @@ def test_output_lines_and_plain_progress_off_a_terminal(runs):
     r = runs["jobs2"]
     lines = r.stdout.splitlines()
     assert len(lines) == 5
-    assert lines[0].startswith("level   1  initial_moves")
+    assert lines[0].startswith("level   1  difficulty ")
+    assert "fatal_share" in lines[0] and "initial_moves" in lines[0]
     assert lines[-1].startswith("wrote 4 certified levels to j2.json (pack seed 3, shuffle,")
     # A CI log or a pipe sees each level arrive, not a progress bar's escape codes.
     assert r.stderr.splitlines() == [f"making tiny: {k}/4 levels" for k in range(1, 5)]
