@@ -89,3 +89,20 @@ def test_pack_metrics_reads_levels_and_level_json() -> None:
     lv = Level(Board.from_grid([[1, 1]]), Rules(), "a", {"metrics": {"difficulty": 3.0}})
     assert pack_metrics([lv, {"metrics": {"difficulty": 4}}, {"grid": []}, {"metrics": "bad"}]) == [
         {"difficulty": 3.0}, {"difficulty": 4}, None, None]
+
+
+def test_the_viewer_embeds_the_curve_and_copes_with_old_packs() -> None:
+    from llkgen.board import Board, Rules
+    from llkgen.level import Level, Pack
+    from llkgen.render import build_viewer_html
+
+    board = Board.from_grid([[1, 1]])
+    old = Pack("old", [Level(board, Rules(), "a", {"metrics": {"initial_moves": 1}}), Level(board, Rules(), "b")])
+    html = build_viewer_html(old)
+    assert "no difficulty data in this pack" in html and 'data-has-difficulty="0"' in html
+    assert '<option value="initial_moves">' in html and '<option value="fatal_share">' not in html
+    new = Pack("new", [Level(board, Rules(), "a", {"metrics": {"difficulty": 12.5, "fatal_share": 0.2}})])
+    html = build_viewer_html(new)
+    assert 'data-has-difficulty="1"' in html and "no difficulty data" not in html
+    assert '<option value="fatal_share">fatal share</option>' in html
+    assert html == build_viewer_html(new)
