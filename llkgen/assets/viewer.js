@@ -645,7 +645,8 @@
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(i); }
       });
       tbody.appendChild(tr);
-      ROWS.push({ index: i, tr: tr, values: values, search: ((lv.id || "") + " " + COLUMNS[4].value(lv)).toLowerCase() });
+      // The text filter looks at the id and the rules ("down", "noborder").
+      ROWS.push({ index: i, tr: tr, values: values, search: (values.id + " " + values.rules).toLowerCase() });
     });
     updateSortHeaders();
     applyFilter();
