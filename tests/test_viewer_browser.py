@@ -25,6 +25,7 @@ from llkgen.path import find_path, removable_pairs
 from llkgen.referee import replay
 from llkgen.render import palette
 from llkgen.render.html import write_viewer
+from llkgen.verify import Budget, verify
 
 from browser import BROWSER, Viewer, png_pixels
 from demo_pack import make_demo_pack
@@ -160,18 +161,27 @@ def test_undo_restart_hint_and_play_solution(viewer: Viewer) -> None:
     viewer.page.click("#btn-hint")
     assert f"step {k + 1} of {len(sol)}" in viewer.text("#message")
 
-    # Leave the certified line: Hint then offers a plain legal move, with a warning.
+    # Leave the certified line: Hint then offers a move the page proved safe, with the order
+    # that clears the board after it, which the referee accepts; or says the board is dead,
+    # which the verifier confirms.
     here = replay(lv.board, lv.rules, sol[:k]).final
     other = next(m for m in removable_pairs(here, lv.rules) if {m.a, m.b} != set(sol[k]))
     viewer.play(other.a, other.b)
     off = sol[:k] + [(other.a, other.b)]
     viewer.assert_agrees(index, off)
+    after = replay(lv.board, lv.rules, off).final
     if viewer.state()["status"] == "playing":
         viewer.page.click("#btn-hint")
         msg = viewer.text("#message")
-        assert "may not keep the board solvable" in msg
-        first = removable_pairs(replay(lv.board, lv.rules, off).final, lv.rules)[0]
-        assert f"({first.a[0]},{first.a[1]})" in msg and f"({first.b[0]},{first.b[1]})" in msg
+        advice = viewer.state()["hintAdvice"]
+        if advice["status"] == "move":
+            assert advice["label"] == "safe" and "is safe" in msg
+            a, b = advice["move"]
+            assert f"({a[0]},{a[1]})" in msg and f"({b[0]},{b[1]})" in msg
+            assert replay(after, lv.rules, [advice["move"]] + advice["witness"]).cleared
+        else:
+            assert advice["status"] == "dead" and "No hint" in msg
+            assert verify(after, lv.rules, Budget(nodes=100_000)).status == "unsolvable"
 
     viewer.page.click("#btn-undo")
     viewer.assert_agrees(index, sol[:k])
@@ -246,7 +256,10 @@ def test_a_bad_stored_solution_is_flagged_not_trusted(browser_context, pack_and_
         page.wait_for_selector("html[data-ready='1']", state="attached")
         assert "stored solution step 2 refused" in page.inner_text("#message")
         assert page.evaluate("window.llk.state().solutionError")
-        page.click("#btn-hint")  # falls back to a plain legal move, with the warning
-        assert "may not keep the board solvable" in page.inner_text("#message")
+        page.click("#btn-hint")  # the page's own search, not the rejected solution
+        advice = page.evaluate("window.llk.state().hintAdvice")
+        assert advice["status"] == "move" and advice["label"] == "safe", advice
+        assert "is safe" in page.inner_text("#message")
+        assert replay(lv.board, lv.rules, [advice["move"]] + advice["witness"]).cleared
     finally:
         page.close()

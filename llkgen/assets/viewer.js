@@ -1,11 +1,9 @@
-/* llkgen pack viewer: plays the levels of one pack in the browser.
+/* llkgen pack viewer: lists the levels of one pack and plays them in the browser.
  *
- * The page is self-contained: the pack and palette arrive as JSON in <script id="llk-data">,
- * and this file implements the game rules itself (path rule and gravity). The rules mirror
- * llkgen.path.find_path / removable_pairs and llkgen.gravity.apply_gravity exactly, including
- * which path is drawn (fewest turns, then shortest, then smallest corner list starting at the
- * first tile); tests/test_viewer_browser.py checks this against the Python referee after every
- * click, so change both or neither.
+ * The page is self-contained: the pack, the palette and the difficulty plot arrive inline
+ * (<script id="llk-data">, <svg id="curve">). The game rules are in rules.js and what the page
+ * can prove about a board (lock test, bounded search, move labels) in solver.js; this file is
+ * the level list, the board and the controls.
  *
  * window.llk exposes state() and the actions for tests and for the curious.
  */
@@ -18,186 +16,15 @@
   var PALETTE = DATA.palette || {};
   var ARROWS = { none: "", down: " \u2193", up: " \u2191", left: " \u2190", right: " \u2192" };
 
-  // ---------------------------------------------------------------------------------------
-  // Rules. Grids are arrays of rows; cells are [row, col]; ring cells use -1 / rows / cols.
-  // ---------------------------------------------------------------------------------------
-
-  /** Value at (r, c): the ring outside the board is empty when border is on, else a wall;
-   *  anything further out is a wall. */
-  function at(g, border, r, c) {
-    var rows = g.length, cols = g[0].length;
-    if (r >= 0 && r < rows && c >= 0 && c < cols) return g[r][c];
-    if (border && r >= -1 && r <= rows && c >= -1 && c <= cols) return 0;
-    return WALL;
-  }
-
-  /** Every cell strictly between two cells on one row or column is empty. */
-  function clearBetween(g, border, r1, c1, r2, c2) {
-    var dr = Math.sign(r2 - r1), dc = Math.sign(c2 - c1);
-    var r = r1 + dr, c = c1 + dc;
-    while (r !== r2 || c !== c2) {
-      if (at(g, border, r, c) !== 0) return false;
-      r += dr; c += dc;
-    }
-    return true;
-  }
-
-  function lexLess(p, q) {
-    for (var i = 0; i < p.length; i++) {
-      if (p[i][0] !== q[i][0]) return p[i][0] < q[i][0];
-      if (p[i][1] !== q[i][1]) return p[i][1] < q[i][1];
-    }
-    return false;
-  }
-
-  /** How far (r, c) sees through empty cells: [left col, right col, top row, bottom row],
-   *  its own position included. */
-  function reach(g, border, r, c) {
-    var lo = c - 1, hi = c + 1, up = r - 1, down = r + 1;
-    while (at(g, border, r, lo) === 0) lo--;
-    while (at(g, border, r, hi) === 0) hi++;
-    while (at(g, border, up, c) === 0) up--;
-    while (at(g, border, down, c) === 0) down++;
-    return [lo + 1, hi - 1, up + 1, down - 1];
-  }
-
-  /** Corner points (both ends included) of the path the referee draws between two cells,
-   *  ignoring their types, or null. Exhaustive over corner positions: a path with at most
-   *  two turns is a -> p -> q -> b with p, q on a shared column (H-V-H) or row (V-H-V), and
-   *  p, q must lie within what a and b see along their own row or column. */
-  function linkCells(g, border, a, b) {
-    var ra = a[0], ca = a[1], rb = b[0], cb = b[1];
-    if (ra === rb && ca === cb) return null;
-    if ((ra === rb || ca === cb) && clearBetween(g, border, ra, ca, rb, cb)) return [a, b];
-    var A = reach(g, border, ra, ca), B = reach(g, border, rb, cb);
-    if (ra !== rb && ca !== cb) {
-      // One turn: both corners give the same length, so the smaller corner wins; (ra, cb)
-      // is smaller exactly when ra < rb.
-      var c1 = A[0] <= cb && cb <= A[1] && B[2] <= ra && ra <= B[3];
-      var c2 = A[2] <= rb && rb <= A[3] && B[0] <= ca && ca <= B[1];
-      if (c1 && (!c2 || ra < rb)) return [a, [ra, cb], b];
-      if (c2) return [a, [rb, ca], b];
-    }
-    var best = null, bestLen = Infinity, len, cand, i;
-    if (ra !== rb) { // horizontal-vertical-horizontal through column i
-      for (i = Math.max(A[0], B[0]); i <= Math.min(A[1], B[1]); i++) {
-        if (i === ca || i === cb || !clearBetween(g, border, ra, i, rb, i)) continue;
-        len = Math.abs(ca - i) + Math.abs(ra - rb) + Math.abs(i - cb);
-        cand = [a, [ra, i], [rb, i], b];
-        if (len < bestLen || (len === bestLen && lexLess(cand, best))) { best = cand; bestLen = len; }
-      }
-    }
-    if (ca !== cb) { // vertical-horizontal-vertical through row i
-      for (i = Math.max(A[2], B[2]); i <= Math.min(A[3], B[3]); i++) {
-        if (i === ra || i === rb || !clearBetween(g, border, i, ca, i, cb)) continue;
-        len = Math.abs(ra - i) + Math.abs(ca - cb) + Math.abs(i - rb);
-        cand = [a, [i, ca], [i, cb], b];
-        if (len < bestLen || (len === bestLen && lexLess(cand, best))) { best = cand; bestLen = len; }
-      }
-    }
-    return best;
-  }
-
-  function inBoard(g, p) {
-    return p[0] >= 0 && p[0] < g.length && p[1] >= 0 && p[1] < g[0].length;
-  }
-
-  /** Path between two tiles of the same type, or null (mirrors llkgen.path.find_path). */
-  function findPath(g, rules, a, b) {
-    if (!inBoard(g, a) || !inBoard(g, b)) return null;
-    var va = g[a[0]][a[1]], vb = g[b[0]][b[1]];
-    if (va <= 0 || va !== vb) return null;
-    return linkCells(g, rules.border, a, b);
-  }
-
-  /** Every pair removable now, sorted by (a, b) row-major with a before b. */
-  function removablePairs(g, rules) {
-    var byType = {}, out = [];
-    for (var r = 0; r < g.length; r++) {
-      for (var c = 0; c < g[r].length; c++) {
-        var v = g[r][c];
-        if (v > 0) (byType[v] = byType[v] || []).push([r, c]);
-      }
-    }
-    Object.keys(byType).forEach(function (k) {
-      var cells = byType[k];
-      for (var i = 0; i < cells.length; i++) {
-        for (var j = i + 1; j < cells.length; j++) {
-          var path = linkCells(g, rules.border, cells[i], cells[j]);
-          if (path) out.push({ a: cells[i], b: cells[j], path: path });
-        }
-      }
-    });
-    out.sort(function (x, y) {
-      return (x.a[0] - y.a[0]) || (x.a[1] - y.a[1]) || (x.b[0] - y.b[0]) || (x.b[1] - y.b[1]);
-    });
-    return out;
-  }
-
-  /** Tiles slide towards `gravity`; walls split each row/column into runs that compact on
-   *  their own, keeping order (mirrors llkgen.gravity.apply_gravity). Returns a new grid. */
-  function applyGravity(g, gravity) {
-    var out = g.map(function (row) { return row.slice(); });
-    if (gravity === "none") return out;
-    var rows = g.length, cols = g[0].length, lines = [], i, k;
-    if (gravity === "down" || gravity === "up") {
-      for (var c = 0; c < cols; c++) {
-        var col = [];
-        for (i = 0; i < rows; i++) col.push([i, c]);
-        lines.push(gravity === "down" ? col.reverse() : col);
-      }
-    } else {
-      for (var r = 0; r < rows; r++) {
-        var row = [];
-        for (i = 0; i < cols; i++) row.push([r, i]);
-        lines.push(gravity === "right" ? row.reverse() : row);
-      }
-    }
-    lines.forEach(function (line) {
-      var dest = 0; // next free slot of the current run, counted from the gravity side
-      for (k = 0; k < line.length; k++) {
-        var p = line[k], v = out[p[0]][p[1]];
-        if (v === WALL) {
-          dest = k + 1;
-        } else if (v > 0) {
-          if (k !== dest) {
-            var q = line[dest];
-            out[q[0]][q[1]] = v;
-            out[p[0]][p[1]] = 0;
-          }
-          dest++;
-        }
-      }
-    });
-    return out;
-  }
-
-  /** {path} when the pair may be removed now, else {reason} in the player's words. */
-  function checkMove(g, rules, a, b) {
-    if (!inBoard(g, a) || !inBoard(g, b)) return { reason: "outside the board" };
-    if (a[0] === b[0] && a[1] === b[1]) return { reason: "same tile" };
-    var va = g[a[0]][a[1]], vb = g[b[0]][b[1]];
-    if (va <= 0 || vb <= 0) return { reason: "not a tile" };
-    if (va !== vb) return { reason: "different types" };
-    var path = linkCells(g, rules.border, a, b);
-    if (!path) return { reason: "no path with at most two turns" };
-    return { path: path };
-  }
-
-  function play(g, rules, a, b) {
-    var mid = g.map(function (row) { return row.slice(); });
-    mid[a[0]][a[1]] = 0;
-    mid[b[0]][b[1]] = 0;
-    return { mid: mid, after: applyGravity(mid, rules.gravity) };
-  }
-
-  function tileCount(g) {
-    var n = 0;
-    g.forEach(function (row) { row.forEach(function (v) { if (v > 0) n++; }); });
-    return n;
-  }
-
-  function key(g) { return JSON.stringify(g); }
+  // The rules live in rules.js (window.llkgenRules), shared with the solver in solver.js.
+  var R = window.llkgenRules;
+  var inBoard = R.inBoard, findPath = R.findPath, removablePairs = R.removablePairs,
+    applyGravity = R.applyGravity, checkMove = R.checkMove, play = R.play,
+    tileCount = R.tileCount, key = R.key;
+  var SOLVER = window.llkgenSolver;
+  /** Boards one analysis of the current board may expand, run a slice at a time between
+   *  frames; and boards per move when Hint has to label each move. */
+  var SEARCH_BUDGET = 3000, MOVE_BUDGET = 400, SLICE = 120;
 
   // ---------------------------------------------------------------------------------------
   // Formatting shared with the SVG header (llkgen.render.svg.format_metrics).
@@ -282,7 +109,8 @@
       initial: lv.grid.map(function (r) { return r.slice(); }),
       grid: lv.grid.map(function (r) { return r.slice(); }),
       history: [], selected: null, lastPath: null, hint: null, message: "",
-      solution: sol, solStates: ss.states, solError: ss.error, playing: false
+      solution: sol, solStates: ss.states, solError: ss.error, playing: false,
+      deadMemo: new Set(), analysis: null, hintAdvice: null
     };
     var rows = document.querySelectorAll("#level-list tbody tr");
     for (var i = 0; i < rows.length; i++) {
@@ -298,8 +126,10 @@
       "certificate: " + cert.verdict + (cert.method ? " (" + cert.method + ")" : "") : "";
     $("game").setAttribute("data-level", String(index));
     var ring = rules.border ? 2 : 0;
-    var cell = Math.floor(Math.min(560 / (lv.cols + ring), 440 / (lv.rows + ring)));
-    cell = Math.max(22, Math.min(48, cell));
+    // As big as fits beside the list (or, on a phone, across the screen), within 14..48 px.
+    var room = Math.max(200, $("game").clientWidth - 40);
+    var cell = Math.floor(Math.min(560 / (lv.cols + ring), room / (lv.cols + ring), 440 / (lv.rows + ring)));
+    cell = Math.max(14, Math.min(48, cell));
     $("board-wrap").style.setProperty("--cell", cell + "px");
     setMessage(S.solError ? "Warning: " + S.solError : "", S.solError ? "error" : "");
     render();
@@ -344,6 +174,7 @@
     S.grid = res.after;
     S.selected = null;
     S.hint = null;
+    S.hintAdvice = null;
     S.lastPath = path;
     if (animMs <= 0) { render(); return; }
     pendingView = true;
@@ -422,6 +253,9 @@
     return k;
   }
 
+  /** Hint: the certified solution's next move while the player is on it; otherwise what the
+   *  page can prove (solver.js adviseMove): a safe move, else an undecided one with a note,
+   *  never one it can prove fatal. */
   function hint() {
     if (!S) return;
     flush();
@@ -432,16 +266,34 @@
       S.hint = m;
       setMessage("Hint: " + cellName(m[0]) + "\u2013" + cellName(m[1]) + " is step " + (k + 1) +
         " of " + S.solution.length + " of the certified solution.", "hint");
-    } else {
-      var moves = removablePairs(S.grid, S.rules);
-      if (!moves.length) { S.hint = null; setMessage(tileCount(S.grid) ? "No legal move: Undo or Restart." : "Cleared!"); render(); return; }
-      m = [moves[0].a, moves[0].b];
+      render();
+      return;
+    }
+    if (!removablePairs(S.grid, S.rules).length) {
+      S.hint = null;
+      setMessage(tileCount(S.grid) ? "No legal move: Undo or Restart." : "Cleared!");
+      render();
+      return;
+    }
+    var res = finishAnalysis();
+    var advice = SOLVER.adviseMove(S.grid, S.rules, {
+      result: res, budget: SEARCH_BUDGET, moveBudget: MOVE_BUDGET, memo: S.deadMemo });
+    S.hintAdvice = advice;
+    if (advice.status === "move") {
+      m = advice.move;
       S.hint = m;
-      setMessage("Hint: " + cellName(m[0]) + "\u2013" + cellName(m[1]) + " is a legal move, but " +
-        (!S.solution ? "this level has no stored solution, so it" :
-          S.solError ? "the stored solution was rejected, so it" :
-          "you have left the certified solution, so it") +
-        " may not keep the board solvable.", "hint warn");
+      var pair = cellName(m[0]) + "\u2013" + cellName(m[1]);
+      if (advice.label === "safe") {
+        setMessage("Hint: " + pair + " is safe: the page found a way to clear the board after it" +
+          (S.solution && !S.solError ? " (you have left the certified solution)." : "."), "hint");
+      } else {
+        setMessage("Hint: " + pair + " is undecided: the page could not prove any move safe, " +
+          "nor this one fatal, within its search budget.", "hint warn");
+      }
+    } else {
+      S.hint = null;
+      if (advice.status === "dead") showVerdict({ status: "dead", reason: advice.reason, locked: advice.locked || [] });
+      setMessage("No hint: " + deadText(advice.reason, advice.locked || []) + " Undo or Restart.", "error");
     }
     render();
   }
@@ -485,6 +337,91 @@
     } else {
       later(60, stepPlay);
     }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // What the page can prove about the board in play (solver.js), shown in #verdict.
+  // ---------------------------------------------------------------------------------------
+  var analysisTimer = null;
+
+  function deadText(reason, locked) {
+    if (reason === "lock") {
+      return "this board can no longer be cleared: " + locked.length + " tile" + (locked.length === 1 ? "" : "s") +
+        " can never be removed (outlined), e.g. " + cellName(locked[0]) + ".";
+    }
+    if (reason === "no moves") return "this board can no longer be cleared: no legal move is left.";
+    if (reason === "every move fatal") return "this board can no longer be cleared: every legal move is fatal.";
+    return "this board can no longer be cleared: every line of play from here was searched.";
+  }
+
+  /** Show a verdict for the current board: {status: "solvable" | "dead" | "undecided" |
+   *  "cleared" | "pending", ...} (a Search result, or the certified solution's word). */
+  function showVerdict(v) {
+    var el = $("verdict"), text = "";
+    if (v.status === "solvable") {
+      text = v.certified ? "Solvable: you are on the certified solution." :
+        "Solvable: the page found a way to clear this board.";
+    } else if (v.status === "dead") {
+      text = "Dead board \u2013 " + deadText(v.reason, v.locked || []) + " Undo or Restart.";
+    } else if (v.status === "undecided") {
+      text = "Undecided: the page searched " + v.nodes + " boards and could not tell whether this board can still be cleared.";
+    } else if (v.status === "pending") {
+      text = "Checking whether this board can still be cleared\u2026";
+    }
+    el.textContent = text;
+    el.setAttribute("data-verdict", v.status);
+    el.className = v.status;
+    S.verdict = v;
+    var locked = v.status === "dead" ? v.locked || [] : [];
+    var cells = document.querySelectorAll("#board .cell.tile");
+    for (var i = 0; i < cells.length; i++) {
+      var r = +cells[i].getAttribute("data-r"), c = +cells[i].getAttribute("data-c");
+      cells[i].classList.toggle("locked", locked.some(function (p) { return p[0] === r && p[1] === c; }));
+    }
+  }
+
+  /** Start proving things about S.grid unless that is already done or under way: the lock
+   *  test at once (it runs in the Search constructor), the search in slices between frames so
+   *  clicks stay responsive. */
+  function startAnalysis() {
+    var k = key(S.grid);
+    if (S.analysis && S.analysis.key === k) { if (S.analysis.result) showVerdict(S.analysis.verdict); return; }
+    if (analysisTimer) { clearTimeout(analysisTimer); analysisTimer = null; }
+    var a = { key: k, search: null, result: null, verdict: null };
+    S.analysis = a;
+    document.documentElement.setAttribute("data-analysis", "running");
+    if (tileCount(S.grid) === 0) { finish(a, { status: "cleared" }); return; }
+    if (solutionStep() >= 0) { finish(a, { status: "solvable", certified: true }); return; }
+    a.search = new SOLVER.Search(S.grid, S.rules, { budget: SEARCH_BUDGET, memo: S.deadMemo });
+    step();
+    function step() {
+      analysisTimer = null;
+      if (S.analysis !== a) return;
+      var res = a.search.run(SLICE);
+      if (res) { a.result = res; finish(a, res); return; }
+      if (!a.verdict) { a.verdict = { status: "pending" }; showVerdict(a.verdict); }
+      analysisTimer = setTimeout(step, 0);
+    }
+  }
+
+  function finish(a, v) {
+    a.verdict = v;
+    if (!a.result && v.status !== "pending") a.result = v;
+    showVerdict(v);
+    document.documentElement.setAttribute("data-analysis", "done");
+  }
+
+  /** The search result for S.grid, finishing a running analysis at once (Hint needs it now). */
+  function finishAnalysis() {
+    startAnalysis();
+    var a = S.analysis;
+    if (!a.search) return a.result;
+    if (!a.result) {
+      if (analysisTimer) { clearTimeout(analysisTimer); analysisTimer = null; }
+      a.result = a.search.run();
+      finish(a, a.result);
+    }
+    return a.result;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -562,6 +499,8 @@
       onSol ? "on the certified solution (step " + (S.history.length + 1) + "/" + S.solution.length + ")" :
       st.state === "cleared" ? "" : "off the certified solution";
     sol.className = onSol ? "on" : "off";
+    if (!view.grid) startAnalysis();
+    markCurrentOnCurve();
   }
 
   function drawPath(path, ring) {
@@ -591,27 +530,114 @@
   // ---------------------------------------------------------------------------------------
   // Level list and wiring.
   // ---------------------------------------------------------------------------------------
+  /** The level list's columns. ``value`` gives what a column sorts by (null when the level
+   *  lacks it: such levels sort last in either direction), ``text`` what it shows. */
+  var DASH = "\u2013";
+  function metricCol(k, label, title, fmt) {
+    return {
+      key: k, label: label, title: title, num: true,
+      value: function (lv) { var v = (lv.metrics || {})[k]; return isNum(v) ? v : null; },
+      text: function (lv) { var v = (lv.metrics || {})[k]; return isNum(v) ? fmt(v) : DASH; }
+    };
+  }
+  function fixed(d) { return function (v) { return v.toFixed(d); }; }
+  var COLUMNS = [
+    { key: "index", label: "#", num: true, value: function (lv, i) { return i; }, text: function (lv, i) { return String(i + 1); } },
+    { key: "preview", label: "", title: "the board at the start", preview: true },
+    { key: "id", label: "id", value: function (lv, i) { return lv.id || "level " + (i + 1); },
+      text: function (lv, i) { return lv.id || "level " + (i + 1); } },
+    { key: "size", label: "size", num: true, title: "rows \u00d7 columns (sorts by cell count)",
+      value: function (lv) { return lv.rows * lv.cols; }, text: function (lv) { return lv.rows + "\u00d7" + lv.cols; } },
+    { key: "rules", label: "rules", title: "gravity; \u25a1 = no border ring",
+      value: function (lv) { var r = rulesOf(lv); return r.gravity + (r.border ? "" : " noborder"); },
+      text: function (lv) {
+        var r = rulesOf(lv);
+        return (r.gravity === "none" ? "\u00b7" : ARROWS[r.gravity].trim()) + (r.border ? "" : " \u25a1");
+      } },
+    { key: "tiles", label: "tiles", num: true, value: function (lv) { return tileCount(lv.grid); },
+      text: function (lv) { return String(tileCount(lv.grid)); } },
+    metricCol("difficulty", "difficulty", "the single difficulty score, 0 to 100 (higher is harder)", fixed(1)),
+    metricCol("fatal_share", "fatal", "mean share of fatal moves among those available, along safe playthroughs", pct),
+    metricCol("trap_steps", "traps", "mean steps per playthrough that offer at least one fatal move", fixed(1)),
+    metricCol("choices", "choices", "mean number of moves available per step", fixed(1)),
+    metricCol("link_turns", "turns", "mean number of turns in the links played (0 to 2)", fixed(2)),
+    metricCol("unknown_share", "unknown", "share of move labels the generator left unknown", pct),
+    metricCol("initial_moves", "moves", "legal moves at the start", fmtInt),
+    metricCol("random_clear_rate", "random clear", "share of random playthroughs that clear the board", pct),
+    metricCol("verify_nodes", "verify nodes", "search nodes the verifier needed", fmtInt)
+  ];
+  var ROWS = [];                               // {index, tr, values: {key: value}}
+  var sortState = { key: "index", dir: 1 };
+
+  /** A thumbnail of the starting board, one pixel per cell scaled up without smoothing; a
+   *  pure function of the grid and the palette. */
+  function thumbnail(lv) {
+    var canvas = document.createElement("canvas");
+    canvas.width = lv.cols;
+    canvas.height = lv.rows;
+    var scale = Math.max(1, Math.min(4, Math.floor(40 / Math.max(lv.rows, lv.cols))));
+    canvas.style.width = lv.cols * scale + "px";
+    canvas.style.height = lv.rows * scale + "px";
+    canvas.className = "thumb";
+    canvas.setAttribute("aria-hidden", "true");
+    var ctx = canvas.getContext("2d");
+    if (!ctx) return canvas;
+    var img = ctx.createImageData(lv.cols, lv.rows), d = img.data;
+    for (var r = 0; r < lv.rows; r++) {
+      for (var c = 0; c < lv.cols; c++) {
+        var v = lv.grid[r][c];
+        var hex = v === WALL ? "#3A3F47" : v === 0 ? "#F4F1EA" : (PALETTE[v] || { fill: "#999999" }).fill;
+        var o = 4 * (r * lv.cols + c);
+        d[o] = parseInt(hex.slice(1, 3), 16);
+        d[o + 1] = parseInt(hex.slice(3, 5), 16);
+        d[o + 2] = parseInt(hex.slice(5, 7), 16);
+        d[o + 3] = 255;
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    return canvas;
+  }
+
   function buildList() {
-    var tbody = $("level-list").tBodies[0];
+    var head = $("level-list").tHead.rows[0], tbody = $("level-list").tBodies[0];
+    COLUMNS.forEach(function (col) {
+      var th = document.createElement("th");
+      th.setAttribute("data-col", col.key);
+      if (col.num) th.className = "num";
+      if (col.title) th.title = col.title;
+      if (col.value) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = col.label;
+        b.setAttribute("data-sort", col.key);
+        b.addEventListener("click", function () { sortBy(col.key); });
+        th.appendChild(b);
+        th.setAttribute("aria-sort", "none");
+      } else {
+        th.textContent = col.label;
+      }
+      head.appendChild(th);
+    });
     LEVELS.forEach(function (lv, i) {
-      var m = lv.metrics || {}, rules = rulesOf(lv), dash = "\u2013";
-      var tr = document.createElement("tr");
+      var tr = document.createElement("tr"), values = {};
       tr.setAttribute("data-index", i);
       tr.setAttribute("tabindex", "0");
       tr.setAttribute("role", "button");
-      var cells = [
-        String(i + 1), lv.id || "level " + (i + 1), lv.rows + "\u00d7" + lv.cols,
-        (rules.gravity === "none" ? "\u00b7" : ARROWS[rules.gravity].trim()) + (rules.border ? "" : " \u25a1"),
-        String(tileCount(lv.grid)),
-        isNum(m.initial_moves) ? fmtInt(m.initial_moves) : dash,
-        isNum(m.random_clear_rate) ? pct(m.random_clear_rate) : dash,
-        isNum(m.verify_nodes) ? fmtInt(m.verify_nodes) : dash
-      ];
-      cells.forEach(function (t, k) {
+      COLUMNS.forEach(function (col) {
         var td = document.createElement("td");
-        td.textContent = t;
-        if (k === 1) td.title = t;
-        if (k === 3) td.title = "gravity " + rules.gravity + ", border " + (rules.border ? "on" : "off");
+        if (col.num) td.className = "num";
+        if (col.preview) {
+          td.className = "preview";
+          td.appendChild(thumbnail(lv));
+        } else {
+          td.textContent = col.text(lv, i);
+          values[col.key] = col.value(lv, i);
+          if (col.key === "id") td.title = td.textContent;
+          if (col.key === "rules") {
+            var r = rulesOf(lv);
+            td.title = "gravity " + r.gravity + ", border " + (r.border ? "on" : "off");
+          }
+        }
         tr.appendChild(td);
       });
       tr.addEventListener("click", function () { select(i); });
@@ -619,11 +645,117 @@
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(i); }
       });
       tbody.appendChild(tr);
+      // The text filter looks at the id and the rules ("down", "noborder").
+      ROWS.push({ index: i, tr: tr, values: values, search: (values.id + " " + values.rules).toLowerCase() });
     });
+    updateSortHeaders();
+    applyFilter();
+  }
+
+  /** Sort the list by a column: a second click on the same column reverses it. Levels lacking
+   *  the value go last either way; ties keep pack order. */
+  function sortBy(k, dir) {
+    sortState = { key: k, dir: dir || (sortState.key === k ? -sortState.dir : 1) };
+    var d = sortState.dir;
+    var order = ROWS.slice().sort(function (x, y) {
+      var a = x.values[k], b = y.values[k];
+      if (a === null && b === null) return x.index - y.index;
+      if (a === null) return 1;
+      if (b === null) return -1;
+      var c = typeof a === "string" ? (a < b ? -1 : a > b ? 1 : 0) : a - b;
+      return c * d || x.index - y.index;
+    });
+    var tbody = $("level-list").tBodies[0];
+    order.forEach(function (row) { tbody.appendChild(row.tr); });
+    updateSortHeaders();
+  }
+
+  function updateSortHeaders() {
+    var ths = $("level-list").tHead.rows[0].cells;
+    for (var i = 0; i < ths.length; i++) {
+      var k = ths[i].getAttribute("data-col");
+      if (!ths[i].hasAttribute("aria-sort")) continue;
+      ths[i].setAttribute("aria-sort", k === sortState.key ? (sortState.dir > 0 ? "ascending" : "descending") : "none");
+    }
+  }
+
+  function numberInput(id) {
+    var v = $(id).value.trim();
+    return v === "" || !isFinite(Number(v)) ? null : Number(v);
+  }
+
+  /** Show the levels whose id or rules contain the text and whose difficulty lies in the
+   *  range; with a bound set, levels without a difficulty are hidden. */
+  function applyFilter() {
+    var text = $("filter-text").value.trim().toLowerCase();
+    var lo = numberInput("filter-min"), hi = numberInput("filter-max"), shown = 0;
+    ROWS.forEach(function (row) {
+      var d = row.values.difficulty, ok = true;
+      if (text && row.search.indexOf(text) < 0) ok = false;
+      if ((lo !== null || hi !== null) && d === null) ok = false;
+      if (lo !== null && d !== null && d < lo) ok = false;
+      if (hi !== null && d !== null && d > hi) ok = false;
+      row.tr.hidden = !ok;
+      if (ok) shown++;
+    });
+    $("filter-count").textContent = shown === ROWS.length ? ROWS.length + " levels" :
+      shown + " of " + ROWS.length + " levels";
+    $("filter-count").setAttribute("data-shown", shown);
+  }
+
+  // The difficulty curve (drawn in Python): click to pick a level, a marker on the current one.
+  function curveSvg() { return document.querySelector("#curve svg"); }
+
+  function curveX(i) {
+    var svg = curveSvg(), n = +svg.getAttribute("data-levels"), x0 = +svg.getAttribute("data-x0");
+    var width = svg.viewBox.baseVal.width;
+    return n > 1 ? x0 + i * +svg.getAttribute("data-step") : (x0 + width - 48) / 2;
+  }
+
+  function markCurrentOnCurve() {
+    var svg = curveSvg();
+    if (!svg || !S) return;
+    var line = svg.querySelector("line.current");
+    if (!line) {
+      line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+      line.setAttribute("class", "current");
+      svg.appendChild(line);
+    }
+    var x = curveX(S.index).toFixed(1), top = +svg.getAttribute("data-plot-top");
+    line.setAttribute("x1", x); line.setAttribute("x2", x);
+    line.setAttribute("y1", top); line.setAttribute("y2", top + +svg.getAttribute("data-plot-height"));
+  }
+
+  function wireCurve() {
+    var svg = curveSvg();
+    if (!svg) return;
+    svg.addEventListener("click", function (e) {
+      var n = +svg.getAttribute("data-levels");
+      if (!n) return;
+      var pt = svg.createSVGPoint();
+      pt.x = e.clientX; pt.y = e.clientY;
+      var local = pt.matrixTransform(svg.getScreenCTM().inverse());
+      var step = +svg.getAttribute("data-step");
+      var i = n > 1 && step > 0 ? Math.round((local.x - +svg.getAttribute("data-x0")) / step) : 0;
+      select(Math.max(0, Math.min(n - 1, i)));
+    });
+    var menu = $("curve-overlay");
+    if (menu) menu.addEventListener("change", function () { showOverlay(menu.value); });
+  }
+
+  /** Show one overlay metric on the curve (or none, for ""). */
+  function showOverlay(k) {
+    var groups = document.querySelectorAll("#curve g.overlay");
+    for (var i = 0; i < groups.length; i++) {
+      groups[i].setAttribute("visibility", groups[i].getAttribute("data-metric") === k ? "visible" : "hidden");
+    }
+    if ($("curve-overlay") && $("curve-overlay").value !== k) $("curve-overlay").value = k;
   }
 
   function init() {
     buildList();
+    wireCurve();
+    ["filter-text", "filter-min", "filter-max"].forEach(function (id) { $(id).addEventListener("input", applyFilter); });
     $("board").addEventListener("click", function (e) {
       var t = e.target.closest("[data-r]");
       if (t) click(Number(t.getAttribute("data-r")), Number(t.getAttribute("data-c")));
@@ -633,7 +765,7 @@
     $("btn-hint").addEventListener("click", hint);
     $("btn-play").addEventListener("click", playSolution);
     document.addEventListener("keydown", function (e) {
-      if (e.target && e.target.tagName === "TR") return;
+      if (e.target && /^(TR|INPUT|SELECT|BUTTON)$/.test(e.target.tagName)) return;
       if (e.key === "u" || (e.key === "z" && (e.ctrlKey || e.metaKey))) undo();
       else if (e.key === "h") hint();
     });
@@ -655,14 +787,38 @@
         history: S.history.map(function (h) { return [h.a, h.b]; }),
         lastPath: S.lastPath, selected: S.selected, message: S.message,
         busy: !!pendingView, playing: S.playing, onSolution: solutionStep() >= 0,
-        solutionError: S.solError
+        solutionError: S.solError, verdict: S.verdict ? S.verdict.status : null,
+        verdictDetail: S.verdict || null, hint: S.hint, hintAdvice: S.hintAdvice
       };
     },
     levels: function () { return LEVELS.length; },
+    sortBy: sortBy, showOverlay: showOverlay,
+    listOrder: function () {
+      return ROWS.slice().sort(function (x, y) {
+        return Array.prototype.indexOf.call(x.tr.parentNode.children, x.tr) -
+          Array.prototype.indexOf.call(y.tr.parentNode.children, y.tr);
+      }).filter(function (row) { return !row.tr.hidden; }).map(function (row) { return row.index; });
+    },
     select: select, click: click, undo: undo, restart: restart, hint: hint,
     playSolution: playSolution, flush: flush,
     setAnimation: function (ms) { animMs = Math.max(0, Number(ms) || 0); },
+    /** Tests only: smaller budgets, to reach "undecided" on small boards. Forgets the analysis. */
+    setBudgets: function (search, move) {
+      SEARCH_BUDGET = search; MOVE_BUDGET = move;
+      if (S) { S.analysis = null; S.deadMemo = new Set(); render(); }
+    },
     rules: { findPath: findPath, removablePairs: removablePairs, applyGravity: applyGravity, checkMove: checkMove }
+  };
+
+  /** For tests: the solver's functions called on any board, with plain budgets. */
+  window.llkgenTest = {
+    lockTest: function (grid, rules) { return SOLVER.lockTest(grid, rules); },
+    search: function (grid, rules, budget) { return SOLVER.search(grid, rules, { budget: budget }); },
+    classifyMoves: function (grid, rules, budget) { return SOLVER.classifyMoves(grid, rules, { budget: budget }); },
+    adviseMove: function (grid, rules, budget, moveBudget) {
+      return SOLVER.adviseMove(grid, rules, { budget: budget, moveBudget: moveBudget });
+    },
+    budgets: { search: SEARCH_BUDGET, move: MOVE_BUDGET, slice: SLICE }
   };
 
   init();

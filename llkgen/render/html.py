@@ -5,8 +5,12 @@ the pack as JSON, and the palette shared with the SVG renderer. A Content-Securi
 of ``default-src 'none'`` makes the browser refuse any network request, so the file works
 offline and cannot leak anything. The output is a pure function of the pack.
 
-The script implements the path rule and gravity itself; ``tests/test_viewer_browser.py``
-proves it agrees with :func:`llkgen.referee.replay` by comparing boards after every click.
+The scripts implement the path rule and gravity themselves (``rules.js``);
+``tests/test_viewer_browser.py`` proves they agree with :func:`llkgen.referee.replay` by
+comparing boards after every click. What the page claims about a board it proves itself
+(``solver.js``: the lock test and a bounded search), and ``tests/test_viewer_solver.py`` holds
+those claims to :func:`llkgen.verify.verify`. The difficulty curve above the list is drawn here,
+in Python (:mod:`llkgen.render.curve`), so the README can use the same picture.
 """
 
 from __future__ import annotations
@@ -18,14 +22,32 @@ from pathlib import Path
 
 from llkgen.files import write_text_atomic
 from llkgen.level import Pack, pack_from_json, pack_to_json
+from llkgen.render.curve import METRICS, difficulty_curve_svg, metric_value, pack_metrics
 from llkgen.render.palette import palette_json
 from llkgen.text import json_dumps, xml_text
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
+#: The page's scripts, in the order they run: each later one uses what the earlier ones expose.
+SCRIPTS = ("rules.js", "solver.js", "viewer.js")
+
+
 def _asset(name: str) -> str:
     return resources.files("llkgen").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _curve_html(levels: list[dict], first: int) -> str:
+    """The difficulty curve with every other metric some level has as a hidden overlay, and
+    the menu that shows one of them."""
+    metrics = pack_metrics(levels)
+    present = [m for m in METRICS[1:] if any(metric_value(x, m.key) is not None for x in metrics)]
+    svg = difficulty_curve_svg(metrics, overlays=[m.key for m in present], hidden_overlays=True, first=first)
+    options = "".join(f'<option value="{m.key}">{escape(m.label)}</option>' for m in present)
+    menu = (f'<label class="overlay-menu">overlay <select id="curve-overlay"><option value="">none</option>'
+            f"{options}</select></label>") if present else ""
+    has = int(any(metric_value(x, "difficulty") is not None for x in metrics))
+    return f'<div id="curve" data-has-difficulty="{has}">{svg}</div>{menu}'
 
 
 def _script_json(obj: object) -> str:
@@ -69,8 +91,9 @@ def build_viewer_html(pack: Pack | dict, *, first: int = 0, total: int | None = 
         name=escape(xml_text(str(name))),
         sub=escape(xml_text(sub)),
         css=_asset("viewer.css"),
+        curve=_curve_html(data["levels"], first),
         data=_script_json(payload),
-        js=_asset("viewer.js"),
+        js="\n".join(_asset(name) for name in SCRIPTS),
     )
 
 
@@ -95,13 +118,21 @@ _TEMPLATE = """<!DOCTYPE html>
 <header id="top"><h1 id="pack-name">{name}</h1><p class="sub">{sub}</p></header>
 <main>
 <aside id="levels" aria-label="Levels">
+<section id="curve-panel" aria-label="Difficulty by level">
+{curve}
+</section>
+<div id="filters">
+<label>find <input type="search" id="filter-text" placeholder="id or rules" autocomplete="off"></label>
+<label>difficulty <input type="number" id="filter-min" min="0" max="100" step="1" placeholder="0" inputmode="decimal">
+– <input type="number" id="filter-max" min="0" max="100" step="1" placeholder="100" inputmode="decimal"></label>
+<span id="filter-count" role="status"></span>
+</div>
+<div id="list-scroll">
 <table id="level-list">
-<thead><tr><th>#</th><th>id</th><th>size</th><th title="gravity; \u25a1 = no border ring">rules</th><th>tiles</th>
-<th title="legal moves at the start">moves</th>
-<th title="share of random playthroughs that clear the board">random clear</th>
-<th title="search nodes the verifier needed">verify nodes</th></tr></thead>
+<thead><tr></tr></thead>
 <tbody></tbody>
 </table>
+</div>
 </aside>
 <section id="game" aria-live="polite">
 <h2 id="level-title"></h2>
@@ -116,6 +147,7 @@ _TEMPLATE = """<!DOCTYPE html>
 </div>
 <div id="status" data-state="playing"><span id="status-counts"></span><span id="status-banner"></span>
 <span id="sol-indicator"></span></div>
+<p id="verdict" data-verdict="pending" role="status"></p>
 <p id="message" role="status"></p>
 <div id="board-wrap"><div id="board" data-busy="0"></div><svg id="overlay" aria-hidden="true"></svg></div>
 <p class="legend">Click two tiles of the same type joined by a line with at most two turns through empty cells.<br>
