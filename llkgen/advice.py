@@ -226,15 +226,13 @@ class Labeller:
 
     def _repair(self, after: Board, m: Move, witnesses: Sequence[Order]) -> Order | None:
         """Without gravity, a removal order for ``after`` made from a known witness that pairs
-        ``m``'s two tiles with other partners ``x`` and ``y``: play the witness without those
-        two pairs and remove ``(x, y)`` at the first moment they link, as long as every move
-        before that is still legal with ``x`` and ``y`` in place. The moves after it are legal
-        without a check: the witness played them with both cells empty too (or with one still
-        full), and ``m``'s cells are empty as well. The whole order is replayed by the referee
-        all the same before it is returned. On full boards most safe moves that no witness
-        contains are such swaps of partners, and this costs one replay instead of a search.
-        (A failed repair is *not* handed to the search as a hint: on 10x16 boards that made it
-        follow the wrong prefix for seconds, where without a hint it took 40 ms.)"""
+        ``m``'s two tiles with other partners ``x`` and ``y``: the witness's pairs, with those
+        two replaced by ``(x, y)``, played greedily (see :func:`greedy_order`). Returned only
+        once the referee replays it to a cleared board. On full boards most safe moves that
+        no witness contains are such swaps of partners, and this costs a replay or two
+        instead of a search. (A failed repair is *not* handed to the search as a hint: on
+        10x16 boards that made it follow the wrong prefix for seconds, where without a hint
+        it took 40 ms.)"""
         if self.rules.gravity != "none":
             return None
         for order in witnesses:
@@ -244,18 +242,13 @@ class Labeller:
             (a1, b1), (a2, b2) = order[spots[0]], order[spots[1]]
             x = b1 if a1 in (m.a, m.b) else a1
             y = b2 if a2 in (m.a, m.b) else a2
-            rest = [p for k, p in enumerate(order) if k not in spots]
-            table = Table(after, self.rules)
-            for at, move in enumerate(rest + [None]):
-                if table.check((x, y))[0] is not None:
-                    candidate = rest[:at] + [(x, y)] + rest[at:]
-                    result = replay(after, self.rules, candidate)
-                    if result.ok and result.cleared:
-                        return candidate
-                    break
-                if move is None or table.check(move)[0] is None:
-                    break
-                table.play(*move)
+            pairs = [p for k, p in enumerate(order) if k not in spots]
+            pairs.insert(spots[1] - 1, (x, y))
+            candidate = greedy_order(after, self.rules, pairs)
+            if candidate is not None:
+                result = replay(after, self.rules, candidate)
+                if result.ok and result.cleared:
+                    return candidate
         return None
 
     def _credit(self, order: Order, index: dict, out: list) -> None:
@@ -268,6 +261,71 @@ class Labeller:
                 out[i] = _safe(order[:k] + order[k + 1:],
                                "this pair belongs to a witness and can be played first" if k else
                                "the witness starts with this move")
+
+
+def greedy_order(board: Board, rules: Rules, pairs: Order, rematch: bool = True) -> Order | None:
+    """Without gravity, a removal order that clears ``board``, found greedily from the tile
+    pairs ``pairs``; ``None`` if this finds none (which proves nothing when ``rematch``).
+
+    It sweeps ``pairs`` in their order, removing every pair that links, until none is left
+    or a sweep removes nothing. For a fixed set of pairs that is complete: a removal only
+    empties cells, so a pair that links stays linkable, and removing it early never stops
+    another; if any order of these pairs clears the board, the sweeps do. When the sweeps are
+    stuck and ``rematch`` is set, the stuck pairs are hopeless as they are, so it re-pairs
+    the stuck tiles of one type -- the first other matching in which some new pair links now
+    -- and sweeps on; it gives up when no re-pairing helps."""
+    table = Table(board, rules)
+    order: Order = []
+    pending = list(pairs)
+    while pending:
+        stuck = []
+        for p in pending:
+            if table.check(p)[0] is not None:
+                table.play(*p)
+                order.append(p)
+            else:
+                stuck.append(p)
+        if len(stuck) == len(pending):
+            if not rematch:
+                return None
+            swapped = _rematch(table, stuck)
+            if swapped is None:
+                return None
+            stuck = swapped
+        pending = stuck
+    return order
+
+
+def _rematch(table: Table, stuck: Order) -> Order | None:
+    """``stuck`` with the pairs of one type re-paired so that some new pair links now, or
+    ``None``. Types are tried in order of first appearance; within a type, every other
+    perfect matching of its stuck tiles of up to three pairs."""
+    by_type: dict[int, list[int]] = {}
+    for k, (a, _) in enumerate(stuck):
+        by_type.setdefault(table.g[table.pos(a)], []).append(k)
+    for spots in by_type.values():
+        if not 2 <= len(spots) <= 3:
+            continue
+        tiles = [c for k in spots for c in stuck[k]]
+        for matching in _matchings(tiles):
+            if set(map(frozenset, matching)) == {frozenset(stuck[k]) for k in spots}:
+                continue
+            if any(table.check(p)[0] is not None for p in matching):
+                rest = [p for k, p in enumerate(stuck) if k not in spots]
+                return list(matching) + rest
+    return None
+
+
+def _matchings(tiles: list[Cell]) -> list[list[tuple[Cell, Cell]]]:
+    """Every perfect matching of ``tiles`` (an even number of cells)."""
+    if not tiles:
+        return [[]]
+    first, rest = tiles[0], tiles[1:]
+    out = []
+    for i, other in enumerate(rest):
+        for tail in _matchings(rest[:i] + rest[i + 1:]):
+            out.append([(first, other), *tail])
+    return out
 
 
 def _safe(order: Order, reason: str) -> RawLabel:

@@ -17,9 +17,10 @@ k)))`` and every limit is a node count, so a grade is a pure function of its inp
 What keeps it cheap, on top of the labeller's own shortcuts (a known witness makes its pairs
 safe for free; see :mod:`llkgen.advice`):
 
-* A pool of witnesses is carried from step to step: after a move ``m``, every known witness
-  that contains ``m`` becomes, without ``m``, a witness for the next board (without gravity;
-  under gravity only the played move's own witness carries over).
+* A pool of witnesses is carried from step to step (without gravity; under gravity only the
+  played move's own witness carries over): after a move ``m``, a known witness that contains
+  ``m`` becomes, without ``m``, a witness for the next board; one that pairs ``m``'s tiles
+  with others is re-paired and replayed greedily (:func:`llkgen.advice.greedy_order`).
 * Without gravity a fatal pair stays fatal for the rest of the playthrough, while its two
   tiles remain: if the board after the pair ``q`` cannot be cleared, neither can it after
   ``q`` and a move ``m`` -- otherwise play ``m`` then the rest, on a board that ``q``'s removal
@@ -32,7 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from llkgen.advice import FATAL, SAFE, UNDECIDED, Labeller, Order, RawLabel
+from llkgen.advice import FATAL, SAFE, UNDECIDED, Labeller, Order, RawLabel, greedy_order
 from llkgen.board import Board, Cell, Rules
 from llkgen.path import Move, removable_pairs
 from llkgen.referee import play
@@ -43,7 +44,7 @@ from llkgen.verify import Budget
 GRADE_KEY = 1 << 20
 
 #: Witnesses carried from step to step (the oldest are dropped first).
-POOL = 8
+POOL = 16
 
 #: Default playthroughs and per-verification node budget of a grading.
 PLAYTHROUGHS = 2
@@ -78,16 +79,28 @@ def _key(a: Cell, b: Cell) -> tuple[Cell, Cell]:
     return (a, b) if a < b else (b, a)
 
 
-def _after(pool: list[Order], m: tuple[Cell, Cell], gravity: str) -> list[Order]:
-    """The witnesses of ``pool`` that still hold after playing ``m`` (see the docstring)."""
-    if gravity != "none":
+def _after(pool: list[Order], m: tuple[Cell, Cell], board: Board, rules: Rules) -> list[Order]:
+    """The witnesses of ``pool`` carried over to ``board``, the board after playing ``m``
+    (see the module docstring): without gravity, a witness that has ``m`` as a pair, without
+    it; one that pairs ``m``'s tiles with others, with those partners paired together and
+    put in order by :func:`llkgen.advice.greedy_order` (kept only if that clears the board).
+    Under gravity nothing carries over."""
+    if rules.gravity != "none":
         return []
     out = []
     for order in pool:
-        for k, (a, b) in enumerate(order):
-            if _key(a, b) == m:
-                out.append(order[:k] + order[k + 1:])
-                break
+        spots = [k for k, (a, b) in enumerate(order) if {a, b} & set(m)]
+        if len(spots) == 1:
+            out.append(order[:spots[0]] + order[spots[0] + 1:])
+            continue
+        (a1, b1), (a2, b2) = order[spots[0]], order[spots[1]]
+        x = b1 if a1 in m else a1
+        y = b2 if a2 in m else a2
+        pairs = [p for k, p in enumerate(order) if k not in spots]
+        pairs.insert(spots[1] - 1, (x, y))
+        carried = greedy_order(board, rules, pairs)
+        if carried is not None:
+            out.append(carried)
     return out
 
 
@@ -128,8 +141,8 @@ def grade(board: Board, rules: Rules, *, playthroughs: int = PLAYTHROUGHS, nodes
             played += 1
             chosen = raw[i].order
             assert chosen is not None  # a safe label carries its witness
-            pool = [chosen] + _after(pool, (m.a, m.b), rules.gravity)[:POOL - 1]
             current = play(current, rules, m.a, m.b)
+            pool = [chosen] + _after(pool, (m.a, m.b), current, rules)[:POOL - 1]
     return Grade(
         fatal_share=fatal_sum / steps if steps else 0.0,
         trap_steps=traps / playthroughs,
@@ -149,7 +162,7 @@ def _label(board: Board, rules: Rules, budget: Budget, moves: list[Move], pool: 
     todo = [i for i, m in enumerate(moves) if _key(m.a, m.b) not in fatal]
     sub = [moves[i] for i in todo]
     got = labeller.label(sub, pool[0] if pool else None, extra=pool[1:])
-    pool.extend(labeller.found)
+    pool[1:1] = labeller.found  # newest after the first, so the cap keeps them
     out: list[RawLabel | None] = [fatal.get(_key(m.a, m.b)) for m in moves]
     for i, r in zip(todo, got):
         out[i] = r
