@@ -8,9 +8,11 @@
   function of ``(board, rules, n, seed)`` -- the same on every machine and in every worker
   process -- and raising ``n`` keeps the first playthroughs unchanged.
 * ``verify_nodes``: the search nodes the verifier spent (``verdict.stats["nodes"]``); a count,
-  not a time, so it is deterministic.
+  not a time, so it is deterministic. It measures the certifying search, which the
+  construction order guides on constructive levels, so it says little about how hard a level
+  plays; the exact metrics and the ``difficulty`` score are in :mod:`llkgen.grading`.
 
-Lower ``initial_moves`` and ``random_clear_rate`` and higher ``verify_nodes`` mean harder.
+Lower ``initial_moves`` and ``random_clear_rate`` mean harder.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def test_a_shipped_spec_is_found_by_name(work, runs):
     r = runs["unknown-name"]
     assert r.returncode == 1
     assert r.stderr == ("Error: eazy: no such file, and no shipped spec of that name: expected a YAML file "
-                        "or one of easy, gravity, hard, medium, shapes, viewer-demo\n")
+                        "or one of easy, gravity, hard, medium, ramp, shapes, viewer-demo\n")
 
 
 def test_overrides(work, runs, schema_validator):
