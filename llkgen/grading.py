@@ -177,10 +177,10 @@ def _label(board: Board, rules: Rules, budget: Budget, moves: list[Move], pool: 
 WEIGHTS = (
     ("random_clear_rate", 35),
     ("fatal_share", 15),
-    ("trap_steps", 10),
-    ("choices", 10),
+    ("trap_steps", 5),
+    ("choices", 5),
     ("link_turns", 5),
-    ("pairs", 25),
+    ("pairs", 35),
 )
 
 #: Where a part saturates: a fatal share of 10% or more, traps at a quarter of the steps, 100

@@ -6,7 +6,7 @@ table, and draws two SVGs: a strip chart of every level's score per spec
 (``docs/img/difficulty-bands.svg``) and the difficulty curve of the shipped ``ramp`` pack
 (``docs/img/difficulty-ramp.svg``, drawn by :func:`llkgen.render.write_difficulty_curve_svg`).
 
-    python scripts/difficulty_bands.py --count 30 --jobs 2
+    python scripts/difficulty_bands.py --count 30 --jobs 2 [--seed 1000]
 """
 
 from __future__ import annotations
@@ -68,12 +68,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--count", type=int, default=30)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, help="override every spec's pack seed (a held-out sample)")
     ap.add_argument("--img", default=str(ROOT / "docs" / "img"))
     args = ap.parse_args()
     scores: dict[str, list[float]] = {}
     parts: dict[str, dict[str, list[float]]] = {}
     for name in SPECS:
-        spec = load_spec(ROOT / "configs" / f"{name}.yaml").with_overrides(count=args.count)
+        spec = load_spec(ROOT / "configs" / f"{name}.yaml").with_overrides(count=args.count, seed=args.seed)
         levels = generate_pack(spec, jobs=args.jobs)
         scores[name] = [lv.metrics["difficulty"] for lv in levels]
         parts[name] = {k: [score_parts(lv.metrics, lv.board.tile_count // 2)[k] * w for lv in levels]

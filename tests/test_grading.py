@@ -13,12 +13,13 @@ import random
 import numpy as np
 import pytest
 
-import oracle as O
 from llkgen.board import Board, Rules
 from llkgen.errors import GenerationError, SpecError
 from llkgen.generate import generate_level
 from llkgen.grading import GRADE_KEY, WEIGHTS, difficulty_score, grade, score_bounds, score_parts
 from llkgen.spec import parse_spec
+
+import oracle as O
 from strategies import grid_text, seeded_cases
 
 
