@@ -139,7 +139,7 @@ def test_unreachable_score_window_says_what_was_graded():
     # A window the cheap bound cannot rule out: the candidates are graded, and the message
     # says which scores they got, so the designer can widen the window sensibly.
     with pytest.raises(GenerationError, match=r"the graded scores ranged \d"):
-        generate_level(parse_spec(text + "difficulty: {score: [50, 50.1]}\n"), 0)
+        generate_level(parse_spec(text + "difficulty: {score: [30, 30.01]}\n"), 0)
 
 
 @pytest.mark.parametrize("extra,message", [
