@@ -227,8 +227,8 @@ class Labeller:
     def _repair(self, after: Board, m: Move, witnesses: Sequence[Order]) -> Order | None:
         """Without gravity, a removal order for ``after`` made from a known witness that pairs
         ``m``'s two tiles with other partners ``x`` and ``y``: the witness's pairs, with those
-        two replaced by ``(x, y)``, played greedily (see :func:`greedy_order`). Returned only
-        once the referee replays it to a cleared board. On full boards most safe moves that
+        two replaced by ``(x, y)`` (:func:`repartnered`), played greedily through the referee's
+        own move check (:func:`greedy_order`). On full boards most safe moves that
         no witness contains are such swaps of partners, and this costs a replay or two
         instead of a search. (A failed repair is *not* handed to the search as a hint: on
         10x16 boards that made it follow the wrong prefix for seconds, where without a hint
@@ -236,19 +236,9 @@ class Labeller:
         if self.rules.gravity != "none":
             return None
         for order in witnesses:
-            spots = [k for k, (a, b) in enumerate(order) if {a, b} & {m.a, m.b}]
-            if len(spots) != 2:
-                continue
-            (a1, b1), (a2, b2) = order[spots[0]], order[spots[1]]
-            x = b1 if a1 in (m.a, m.b) else a1
-            y = b2 if a2 in (m.a, m.b) else a2
-            pairs = [p for k, p in enumerate(order) if k not in spots]
-            pairs.insert(spots[1] - 1, (x, y))
-            candidate = greedy_order(after, self.rules, pairs)
+            candidate = greedy_order(after, self.rules, repartnered(order, m.a, m.b)[0])
             if candidate is not None:
-                result = replay(after, self.rules, candidate)
-                if result.ok and result.cleared:
-                    return candidate
+                return candidate
         return None
 
     def _credit(self, order: Order, index: dict, out: list) -> None:
@@ -263,11 +253,28 @@ class Labeller:
                                "the witness starts with this move")
 
 
+def repartnered(order: Order, a: Cell, b: Cell) -> tuple[Order, bool]:
+    """The pairs of ``order`` (a witness) once the tiles ``a`` and ``b`` are removed together:
+    ``(order without (a, b), False)`` if it pairs them already; otherwise the two pairs
+    holding them, ``(a, x)`` and ``(b, y)``, give way to ``(x, y)``, placed where the later of
+    them stood, and the flag is True (the pairs then need a new order: :func:`greedy_order`)."""
+    spots = [k for k, (p, q) in enumerate(order) if p in (a, b) or q in (a, b)]
+    if len(spots) == 1:
+        return order[:spots[0]] + order[spots[0] + 1:], False
+    (p1, q1), (p2, q2) = order[spots[0]], order[spots[1]]
+    x = q1 if p1 in (a, b) else p1
+    y = q2 if p2 in (a, b) else p2
+    pairs = [p for k, p in enumerate(order) if k not in spots]
+    pairs.insert(spots[1] - 1, (x, y))
+    return pairs, True
+
+
 def greedy_order(board: Board, rules: Rules, pairs: Order, rematch: bool = True) -> Order | None:
     """Without gravity, a removal order that clears ``board``, found greedily from the tile
     pairs ``pairs``; ``None`` if this finds none (which proves nothing when ``rematch``).
 
-    It sweeps ``pairs`` in their order, removing every pair that links, until none is left
+    It sweeps ``pairs`` in their order, removing every pair that the referee's own move check
+    (:class:`llkgen.referee.Table`) accepts, until none is left
     or a sweep removes nothing. For a fixed set of pairs that is complete: a removal only
     empties cells, so a pair that links stays linkable, and removing it early never stops
     another; if any order of these pairs clears the board, the sweeps do. When the sweeps are

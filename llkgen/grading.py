@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from llkgen.advice import FATAL, SAFE, UNDECIDED, Labeller, Order, RawLabel, greedy_order
+from llkgen.advice import FATAL, SAFE, UNDECIDED, Labeller, Order, RawLabel, greedy_order, repartnered
 from llkgen.board import Board, Cell, Rules
 from llkgen.path import Move, removable_pairs
 from llkgen.referee import play
@@ -89,16 +89,8 @@ def _after(pool: list[Order], m: tuple[Cell, Cell], board: Board, rules: Rules) 
         return []
     out = []
     for order in pool:
-        spots = [k for k, (a, b) in enumerate(order) if {a, b} & set(m)]
-        if len(spots) == 1:
-            out.append(order[:spots[0]] + order[spots[0] + 1:])
-            continue
-        (a1, b1), (a2, b2) = order[spots[0]], order[spots[1]]
-        x = b1 if a1 in m else a1
-        y = b2 if a2 in m else a2
-        pairs = [p for k, p in enumerate(order) if k not in spots]
-        pairs.insert(spots[1] - 1, (x, y))
-        carried = greedy_order(board, rules, pairs)
+        pairs, swapped = repartnered(order, *m)
+        carried = greedy_order(board, rules, pairs) if swapped else pairs
         if carried is not None:
             out.append(carried)
     return out
@@ -120,9 +112,8 @@ def grade(board: Board, rules: Rules, *, playthroughs: int = PLAYTHROUGHS, nodes
         fatal: dict[tuple[Cell, Cell], RawLabel] = {}
         while not current.is_cleared():
             moves = removable_pairs(current, rules)
-            labels = _label(current, rules, budget, moves, pool, fatal)
-            verifications += labels[1]
-            raw = labels[0]
+            raw, spent = _label(current, rules, budget, moves, pool, fatal)
+            verifications += spent
             n = len(moves)
             n_fatal = sum(r.label == FATAL for r in raw)
             steps += 1
