@@ -52,3 +52,4 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory):
             args=CHROMIUM_ARGS, headless=True, viewport={"width": 1200, "height": 900})
         yield ctx
         ctx.close()
+

@@ -160,3 +160,18 @@ def grid_text(grid) -> str:
     """Readable rendering for failure messages ('.' empty, '#' wall)."""
     names = {0: ".", -1: "#"}
     return "\n".join(" ".join(names.get(v, str(v)) for v in row) for row in grid)
+
+
+def drop_odd_tiles(cells: list[int]) -> list[int]:
+    """``cells`` (a flat board) with the last tile of every type that occurs an odd number of
+    times made empty, so every type's count is even."""
+    counts: dict[int, int] = {}
+    for v in cells:
+        if v > 0:
+            counts[v] = counts.get(v, 0) + 1
+    out = list(cells)
+    for i in reversed(range(len(out))):
+        if out[i] > 0 and counts[out[i]] % 2:
+            counts[out[i]] -= 1
+            out[i] = 0
+    return out

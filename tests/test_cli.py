@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli_in_process
 
 DATA = Path(__file__).parent / "data"
 DEMO = str(DATA / "demo.json")
@@ -166,20 +167,9 @@ def runs(files) -> dict[str, subprocess.CompletedProcess]:
 def cli(files, capsys, monkeypatch):
     """Run ``llkgen.cli.main`` in-process on argv (file names resolved in ``files``); returns a
     CompletedProcess. An exception other than SystemExit propagates: that is a traceback."""
-    from llkgen.cli import main
-
     def run(*argv: str) -> subprocess.CompletedProcess:
         argv = [str(files / a) if a in FILES or a.endswith(".json") else a for a in argv]
-        monkeypatch.setattr(sys, "argv", ["llkgen", *argv])
-        monkeypatch.setenv("COLUMNS", "200")
-        capsys.readouterr()
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(argv, code, out, err)
+        return subprocess.CompletedProcess(argv, *run_cli_in_process(argv, monkeypatch, capsys))
 
     return run
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli_in_process
 
 import llkgen
 from llkgen.referee import replay
@@ -53,20 +54,9 @@ def files(tmp_path_factory) -> Path:
 @pytest.fixture
 def llkgen_cli(files, monkeypatch, capsys):
     """``llkgen_cli(*argv)`` -> (exit code, stdout, stderr); file names are looked up in ``files``."""
-    from llkgen.cli import main
-
     def run(*argv: str) -> tuple[int, str, str]:
         argv = tuple(str(files / a) if a.split("#")[0].endswith(".json") else a for a in argv)
-        monkeypatch.setattr(sys, "argv", ["llkgen", *argv])
-        monkeypatch.setenv("COLUMNS", "200")
-        capsys.readouterr()
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        out, err = capsys.readouterr()
-        return code, out, err
+        return run_cli_in_process(argv, monkeypatch, capsys)
 
     return run
 

@@ -29,6 +29,7 @@ from llkgen.verify import Budget, verify
 
 from browser import BROWSER, Viewer, png_pixels
 from demo_pack import make_demo_pack
+from strategies import drop_odd_tiles
 
 pytestmark = BROWSER
 
@@ -205,14 +206,7 @@ def test_js_rules_match_python_on_random_boards(viewer: Viewer) -> None:
         rows, cols = rng.randint(1, 7), rng.randint(1, 7)
         kinds = rng.randint(1, 4)
         cells = [rng.choice([0, 0, -1] + list(range(1, kinds + 1)) * 2) for _ in range(rows * cols)]
-        counts: dict[int, int] = {}
-        for v in cells:
-            if v > 0:
-                counts[v] = counts.get(v, 0) + 1
-        for i in reversed(range(len(cells))):  # drop one tile of each odd type
-            if cells[i] > 0 and counts[cells[i]] % 2:
-                counts[cells[i]] -= 1
-                cells[i] = 0
+        cells = drop_odd_tiles(cells)
         board = Board.checked(rows, cols, cells)
         rules = Rules(border=rng.random() < 0.6, gravity=rng.choice(["none", "down", "up", "left", "right"]))
         cases.append((board, rules))

@@ -38,6 +38,7 @@ from llkgen.verify import Budget, verify
 
 from browser import BROWSER
 from demo_pack import make_demo_pack
+from strategies import drop_odd_tiles
 
 pytestmark = BROWSER
 
@@ -67,14 +68,7 @@ def random_board(rng: random.Random) -> Board:
     rows, cols = rng.randint(2, 5), rng.randint(2, 6)
     kinds = rng.randint(2, 6)
     cells = [rng.choice([0, -1] + list(range(1, kinds + 1))) for _ in range(rows * cols)]
-    counts: dict[int, int] = {}
-    for v in cells:
-        if v > 0:
-            counts[v] = counts.get(v, 0) + 1
-    for i in reversed(range(len(cells))):  # drop one tile of each odd type
-        if cells[i] > 0 and counts[cells[i]] % 2:
-            counts[cells[i]] -= 1
-            cells[i] = 0
+    cells = drop_odd_tiles(cells)
     return Board.checked(rows, cols, cells)
 
 
