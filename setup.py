@@ -11,7 +11,7 @@ here, and docs/benchmarks.md gives the speed-up). Nothing is compiled when:
 * ``LLKGEN_PURE=1`` is set;
 * mypyc or a C compiler is missing or fails: the build goes on in pure Python.
 
-The benchmark's frozen baseline search (``llkgen/verify/baseline.py``) is never compiled: it
+The benchmark's frozen baseline search (``llkgen/verifier/baseline.py``) is never compiled: it
 is the yardstick.
 """
 
@@ -24,12 +24,12 @@ from setuptools import setup
 
 #: The modules of the search core: the working board and every search on it.
 ACCELERATED = [
-    "llkgen/grid.py",
-    "llkgen/gravity.py",
-    "llkgen/playout.py",
-    "llkgen/verify/lock.py",
-    "llkgen/verify/pairing.py",
-    "llkgen/verify/movesearch.py",
+    "llkgen/game/grid.py",
+    "llkgen/game/gravity.py",
+    "llkgen/game/playout.py",
+    "llkgen/verifier/lock.py",
+    "llkgen/verifier/pairing.py",
+    "llkgen/verifier/movesearch.py",
 ]
 
 

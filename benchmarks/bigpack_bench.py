@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def one_run(count: int, out: Path) -> None:
-    import llkgen.generate as generate
-    from llkgen.export import make_pack
-    from llkgen.spec import load_spec
+    import llkgen.generation.generator as generate
+    from llkgen.generation.spec import load_spec
+    from llkgen.jobs.make import make_pack
 
     spec = load_spec(ROOT / "configs" / "easy.yaml").with_overrides(count=count, out=out / "big.json")
     template = generate.generate_level(spec, 0)

@@ -12,7 +12,7 @@ its budget again). It prints Markdown tables:
    above 1 CP-SAT is faster), and the boards only one of them decides;
 3. the second opinion: on every board the search left unknown, CP-SAT with a larger budget
    (``--second``), and the CPU time it needed;
-4. routing: for the boards :func:`llkgen.verify.cpsat.cpsat_suits` accepts and for the rest,
+4. routing: for the boards :func:`llkgen.verifier.cpsat.cpsat_suits` accepts and for the rest,
    what "the search for s seconds, then CP-SAT for the rest of the budget" would decide, worked
    out from the two runs above (a board counts as decided by the search if it took at most s,
    else by CP-SAT if it needed at most budget - s), against the search alone. It counts CPU
@@ -47,9 +47,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from llkgen.board import Board, Rules  # noqa: E402
-from llkgen.verify import Budget, verify  # noqa: E402
-from llkgen.verify.cpsat import cpsat_suits  # noqa: E402
+from llkgen.game.board import Board, Rules  # noqa: E402
+from llkgen.verifier import Budget, verify  # noqa: E402
+from llkgen.verifier.cpsat import cpsat_suits  # noqa: E402
 
 #: name -> (rows, cols, [(types, copies), ...], wall share, border). Tiles go on random
 #: non-wall cells; the cells left over stay empty.

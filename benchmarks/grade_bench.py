@@ -2,7 +2,7 @@
 
 For each set it makes certified levels with the shipped spec (grading switched off, so only
 the benchmark grades them), then grades each one as ``llkgen make`` does --
-:func:`llkgen.grading.grade` with the spec's default playthroughs and node budget -- and
+:func:`llkgen.analysis.grading.grade` with the spec's default playthroughs and node budget -- and
 prints CPU-time p50 / p90 / max per level (one core: ``time.process_time``), the verifier
 calls made, and the share of labels left unknown.
 
@@ -34,14 +34,14 @@ if importlib.util.find_spec("llkgen") is None:  # not installed: use the source 
 
 import numpy as np  # noqa: E402
 
-import llkgen.grid  # noqa: E402
-from llkgen.advice import FATAL, SAFE  # noqa: E402
-from llkgen.generate import generate_level  # noqa: E402
-from llkgen.grading import GRADE_KEY, grade  # noqa: E402
-from llkgen.path import removable_pairs  # noqa: E402
-from llkgen.referee import play  # noqa: E402
-from llkgen.spec import GradingSpec, load_spec, spec_from_dict  # noqa: E402
-from llkgen.verify import SOLVABLE, UNSOLVABLE, Budget, verify  # noqa: E402
+import llkgen.game.grid  # noqa: E402
+from llkgen.analysis.advice import FATAL, SAFE  # noqa: E402
+from llkgen.analysis.grading import GRADE_KEY, grade  # noqa: E402
+from llkgen.game.path import removable_pairs  # noqa: E402
+from llkgen.game.referee import play  # noqa: E402
+from llkgen.generation.generator import generate_level  # noqa: E402
+from llkgen.generation.spec import GradingSpec, load_spec, spec_from_dict  # noqa: E402
+from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, verify  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -129,7 +129,7 @@ def main() -> None:
     ap.add_argument("--plain", type=int, default=2, help="levels per set also graded by the plain grader")
     ap.add_argument("--markdown", help="also write the table to this file")
     args = ap.parse_args()
-    core = "compiled" if getattr(llkgen.grid, "__file__", "").endswith((".so", ".pyd")) else "pure Python"
+    core = "compiled" if getattr(llkgen.game.grid, "__file__", "").endswith((".so", ".pyd")) else "pure Python"
     lines = [f"Grading, {core} core, CPU seconds per level (one core); default grading: "
              f"{GradingSpec().playthroughs} playthroughs, {GradingSpec().nodes} nodes per label.", "",
              "| set | board | levels | p50 s | p90 s | max s | verifications p50 | unknown share max |",

@@ -37,9 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import llkgen.generate as generate  # noqa: E402
-from llkgen.export import make_pack  # noqa: E402
-from llkgen.spec import load_spec  # noqa: E402
+import llkgen.generation.generator as generate  # noqa: E402
+from llkgen.generation.spec import load_spec  # noqa: E402
+from llkgen.jobs.make import make_pack  # noqa: E402
 
 #: Seconds spent inside verify() by generate_level in this process (jobs 1 runs only).
 VERIFY_SECONDS = [0.0]
@@ -104,8 +104,8 @@ def _shards_and_merge(spec_path: Path, count: int, out: Path) -> float:
 
 def compare(specs: list[str], count: int, rounds: int) -> None:
     """See the module docstring (--compare)."""
-    from llkgen.dask_executor import DaskExecutor
-    from llkgen.executors import ProcessExecutor
+    from llkgen.execution.base import ProcessExecutor
+    from llkgen.execution.dask_cluster import DaskExecutor
 
     def load() -> str:
         return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"

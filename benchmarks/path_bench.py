@@ -1,9 +1,9 @@
 """Path-rule benchmark on 10x16 boards (40 types x 4, border on, 40 cells emptied), every
 figure against plain baselines in the same run.
 
-* ``Grid.link``, the verifier's link test on the bitboard run tables of :mod:`llkgen.grid`,
+* ``Grid.link``, the verifier's link test on the bitboard run tables of :mod:`llkgen.game.grid`,
   against the line-of-sight scan it replaced (kept as the frozen baseline search's test,
-  ``llkgen.verify.baseline._sees``). Both are timed on prebuilt boards, with the queries as
+  ``llkgen.verifier.baseline._sees``). Both are timed on prebuilt boards, with the queries as
   padded indices, so the loop around them is the same.
 * ``find_path`` (the referee's drawn path: fewest turns, then shortest, then smallest
   corners) against the textbook search: a breadth-first search over (cell, direction, turns)
@@ -26,10 +26,10 @@ from pathlib import Path
 if importlib.util.find_spec("llkgen") is None:  # not installed: use the source tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from llkgen.board import Board, Rules  # noqa: E402
-from llkgen.grid import Grid  # noqa: E402
-from llkgen.path import find_path, removable_pairs  # noqa: E402
-from llkgen.verify.baseline import _sees  # noqa: E402
+from llkgen.game.board import Board, Rules  # noqa: E402
+from llkgen.game.grid import Grid  # noqa: E402
+from llkgen.game.path import find_path, removable_pairs  # noqa: E402
+from llkgen.verifier.baseline import _sees  # noqa: E402
 
 
 def bfs_link(board: Board, a, b, border: bool) -> bool:
@@ -150,7 +150,7 @@ def main() -> None:
     print("|---|---:|---:|")
     print(f"| `Grid.link`, bitboard run tables (the verifier's link test) | {bits:,.0f} | "
           f"{bits / scan:.1f}x the scan |")
-    print(f"| line-of-sight scan (the link test before `llkgen.grid`) | {scan:,.0f} | 1.0x |")
+    print(f"| line-of-sight scan (the link test before `llkgen.game.grid`) | {scan:,.0f} | 1.0x |")
     print(f"| `find_path` (corner scan, best path) | {ours:,.0f} | {ours / base:.1f}x the BFS |")
     print(f"| baseline BFS over (cell, direction, turns), yes/no only | {base:,.0f} | 1.0x |")
     print(f"| `removable_pairs` (whole board) | {pairs_rate:,.0f} boards/s | |")

@@ -3,7 +3,7 @@
 For each set it prints solvable / unsolvable / unknown counts and p50 / p95 / max times for
 the verifier (``engine="auto"``) and for the baseline (``engine="baseline"``: depth-first
 search over removable pairs in board order with a table of dead boards and nothing else,
-frozen in ``llkgen/verify/baseline.py``), on the same boards under the same per-board budget.
+frozen in ``llkgen/verifier/baseline.py``), on the same boards under the same per-board budget.
 The two engines take turns board by board (which goes first alternates), so both see the
 same machine load. Then, per set:
 
@@ -44,10 +44,10 @@ from pathlib import Path
 if importlib.util.find_spec("llkgen") is None:  # not installed: use the source tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import llkgen.grid  # noqa: E402
-from llkgen.board import Board, Rules  # noqa: E402
-from llkgen.playout import Playout  # noqa: E402
-from llkgen.verify import Budget, verify  # noqa: E402
+import llkgen.game.grid  # noqa: E402
+from llkgen.game.board import Board, Rules  # noqa: E402
+from llkgen.game.playout import Playout  # noqa: E402
+from llkgen.verifier import Budget, verify  # noqa: E402
 
 # name -> (rows, cols, types, gravity, kind, default boards)
 SETS: dict[str, tuple[int, int, int, str, str, int]] = {
@@ -184,7 +184,7 @@ def main() -> None:
             else:
                 ratio_lines.append(f"| {name} | 0 | | | | {ms(all_ours)} / {ms(all_base)} | {lost} |")
     load1 = os.getloadavg()[0]
-    core = "pure Python" if llkgen.grid.__file__.endswith(".py") else "compiled"
+    core = "pure Python" if llkgen.game.grid.__file__.endswith(".py") else "compiled"
     lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"search core {core}; "
              f"load average {load0:.1f} at the start, {load1:.1f} at the end; "

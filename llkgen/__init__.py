@@ -18,50 +18,50 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from llkgen._version import __version__
 
-#: Each top-level name and the module that defines it. ``verify`` and ``generate`` are modules
-#: that can be called (see :mod:`llkgen.callable_modules` for why): the name gives the module.
+#: Each top-level name and the module that defines it.
 _LAZY = {
-    "verify": "llkgen.verify",
-    "generate": "llkgen.generate",
-    "hint": "llkgen.advice",
-    "classify_moves": "llkgen.advice",
-    "reshuffle": "llkgen.advice",
-    "replay": "llkgen.referee",
-    "removable_pairs": "llkgen.path",
-    "Board": "llkgen.board",
-    "Rules": "llkgen.board",
-    "Gravity": "llkgen.board",
-    "Move": "llkgen.path",
-    "ReplayResult": "llkgen.referee",
-    "Budget": "llkgen.verify.verdict",
-    "Verdict": "llkgen.verify.verdict",
-    "MoveLabel": "llkgen.advice",
-    "Hint": "llkgen.advice",
-    "Reshuffled": "llkgen.advice",
-    "Level": "llkgen.level",
-    "Pack": "llkgen.level",
-    "load_level": "llkgen.level",
-    "load_pack": "llkgen.level",
-    "level_to_json": "llkgen.level",
-    "pack_to_json": "llkgen.level",
-    "write_json_atomic": "llkgen.level",
-    "Spec": "llkgen.spec",
-    "load_spec": "llkgen.spec",
-    "parse_spec": "llkgen.spec",
+    "verify": "llkgen.api",
+    "generate": "llkgen.api",
+    "hint": "llkgen.api",
+    "classify_moves": "llkgen.api",
+    "reshuffle": "llkgen.api",
+    "replay": "llkgen.game.referee",
+    "removable_pairs": "llkgen.game.path",
+    "Board": "llkgen.game.board",
+    "Rules": "llkgen.game.board",
+    "Gravity": "llkgen.game.board",
+    "Move": "llkgen.game.path",
+    "ReplayResult": "llkgen.game.referee",
+    "Budget": "llkgen.verifier.verdict",
+    "Verdict": "llkgen.verifier.verdict",
+    "Status": "llkgen.verifier.verdict",
+    "MoveLabel": "llkgen.analysis.advice",
+    "Hint": "llkgen.analysis.advice",
+    "Reshuffled": "llkgen.analysis.advice",
+    "ReshuffleError": "llkgen.analysis.advice",
+    "Level": "llkgen.formats.level",
+    "Pack": "llkgen.formats.level",
+    "load_level": "llkgen.formats.level",
+    "load_pack": "llkgen.formats.load",
+    "level_to_json": "llkgen.formats.level",
+    "pack_to_json": "llkgen.formats.level",
+    "write_json_atomic": "llkgen.formats.level",
+    "Spec": "llkgen.generation.spec",
+    "load_spec": "llkgen.generation.spec",
+    "parse_spec": "llkgen.generation.spec",
     "LlkgenError": "llkgen.errors",
     "LevelFormatError": "llkgen.errors",
     "SpecError": "llkgen.errors",
     "GenerationError": "llkgen.errors",
     "OutputError": "llkgen.errors",
-    "ReshuffleError": "llkgen.advice",
 }
 
 __all__ = [
     "__version__", "verify", "generate", "hint", "classify_moves", "reshuffle", "replay", "removable_pairs",
-    "Board", "Rules", "Gravity", "Move", "ReplayResult", "Budget", "Verdict", "MoveLabel", "Hint", "Reshuffled",
-    "Level", "Pack", "load_level", "load_pack", "level_to_json", "pack_to_json", "write_json_atomic",
+    "Board", "Rules", "Gravity", "Move", "ReplayResult", "Budget", "Verdict", "Status", "MoveLabel", "Hint",
+    "Reshuffled", "Level", "Pack", "load_level", "load_pack", "level_to_json", "pack_to_json", "write_json_atomic",
     "Spec", "load_spec", "parse_spec",
     "LlkgenError", "LevelFormatError", "SpecError", "GenerationError", "OutputError", "ReshuffleError",
 ]
@@ -71,9 +71,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'llkgen' has no attribute {name!r}")
-    if module == f"{__name__}.{name}":
-        # Importing the submodule binds it here (the import system's setattr on the package).
-        return importlib.import_module(module)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -84,14 +81,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    # For type checkers, llkgen.verify and llkgen.generate are the functions their modules'
-    # calls run (llkgen.api); the modules' contents are imported from them by name.
-    from llkgen.advice import Hint, MoveLabel, Reshuffled, ReshuffleError, classify_moves, hint, reshuffle
-    from llkgen.api import generate, verify
-    from llkgen.board import Board, Gravity, Rules
+    from llkgen.analysis.advice import Hint, MoveLabel, Reshuffled, ReshuffleError
+    from llkgen.api import classify_moves, generate, hint, reshuffle, verify
     from llkgen.errors import GenerationError, LevelFormatError, LlkgenError, OutputError, SpecError
-    from llkgen.level import Level, Pack, level_to_json, load_level, load_pack, pack_to_json, write_json_atomic
-    from llkgen.path import Move, removable_pairs
-    from llkgen.referee import ReplayResult, replay
-    from llkgen.spec import Spec, load_spec, parse_spec
-    from llkgen.verify.verdict import Budget, Verdict
+    from llkgen.formats.level import Level, Pack, level_to_json, load_level, pack_to_json, write_json_atomic
+    from llkgen.formats.load import load_pack
+    from llkgen.game.board import Board, Gravity, Rules
+    from llkgen.game.path import Move, removable_pairs
+    from llkgen.game.referee import ReplayResult, replay
+    from llkgen.generation.spec import Spec, load_spec, parse_spec
+    from llkgen.verifier.verdict import Budget, Status, Verdict

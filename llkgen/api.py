@@ -1,5 +1,5 @@
 """The top-level functions that take user input straight from a program: ``llkgen.verify`` and
-``llkgen.generate`` (docs/api.md shows them at work).
+``llkgen.generation.generator`` (docs/api.md shows them at work).
 
 Each checks every argument before any work starts and raises :class:`LlkgenError` saying
 which argument, what was expected and what was found -- never a ``TypeError`` or
@@ -15,14 +15,46 @@ from collections.abc import Mapping
 from typing import Any
 
 from llkgen.errors import LlkgenError
-from llkgen.level import Pack
-from llkgen.verify.verdict import Budget, Verdict
+from llkgen.formats.level import Pack
+from llkgen.game.board import Board, Rules
+from llkgen.verifier.verdict import Budget, Verdict
 
-__all__ = ["verify", "generate"]
+__all__ = ["verify", "generate", "hint", "classify_moves", "reshuffle", "check_inputs"]
 
 
 def _kind(x: object) -> str:
     return type(x).__name__
+
+
+def check_inputs(board: Any, rules: Any, budget: Any, default: Budget | None = None) -> tuple[Board, Rules, Budget]:
+    """The arguments of the functions here, validated: ``board`` a :class:`Board` or a list of
+    rows; ``rules`` a :class:`Rules`, a mapping ``{"border", "gravity"}`` or ``None``;
+    ``budget`` a :class:`Budget`, an int (nodes) or ``None`` (``default``, else ``Budget()``).
+    Anything else raises :class:`LlkgenError` saying what was expected."""
+    if isinstance(board, list):
+        board = Board.from_grid(board, "board")
+    elif not isinstance(board, Board):
+        raise LlkgenError(f"board: expected a llkgen Board or a list of rows, found {_kind(board)}")
+    if rules is None:
+        rules = Rules()
+    elif isinstance(rules, Mapping):
+        unknown = sorted(set(map(str, rules)) - {"border", "gravity"})
+        if unknown:
+            raise LlkgenError(f"rules: expected the keys border and gravity, found {', '.join(unknown)}")
+        rules = Rules(**rules)
+    elif not isinstance(rules, Rules):
+        raise LlkgenError(f"rules: expected a llkgen Rules or a mapping, found {_kind(rules)}")
+    if budget is None:
+        budget = Budget() if default is None else default
+    elif type(budget) is int:
+        budget = Budget(nodes=budget)
+    elif not isinstance(budget, Budget):
+        raise LlkgenError(f"budget: expected a llkgen Budget or a node count, found {_kind(budget)}")
+    if budget.nodes is not None and (type(budget.nodes) is not int or budget.nodes < 1):
+        raise LlkgenError(f"budget.nodes: expected an integer >= 1 or None, found {budget.nodes!r}")
+    if budget.seconds is not None and (not isinstance(budget.seconds, (int, float)) or budget.seconds <= 0):
+        raise LlkgenError(f"budget.seconds: expected a number > 0 or None, found {budget.seconds!r}")
+    return board, rules, budget
 
 
 def _check_hint(hint: Any) -> list[tuple[tuple[int, int], tuple[int, int]]] | None:
@@ -45,26 +77,26 @@ def _check_hint(hint: Any) -> list[tuple[tuple[int, int], tuple[int, int]]] | No
 
 def verify(board: Any, rules: Any = None, budget: Any = None, *, engine: str = "auto",
            hint: Any = None) -> Verdict:
-    """:func:`llkgen.verify.verify` with its arguments checked: ``board`` a
-    :class:`~llkgen.board.Board` or a list of rows; ``rules`` a :class:`~llkgen.board.Rules`, a
-    mapping ``{"border", "gravity"}`` or None (the default rules); ``budget`` a
-    :class:`~llkgen.verify.Budget`, a node count or None (``Budget()``, 200,000 nodes);
+    """:func:`llkgen.verifier.verify` with its arguments checked: ``board`` a
+    :class:`~llkgen.game.board.Board` or a list of rows; ``rules`` a
+    :class:`~llkgen.game.board.Rules`, a mapping ``{"border", "gravity"}`` or None (the
+    default rules); ``budget`` a :class:`~llkgen.verifier.Budget`, a node count or None
+    (``Budget()``: :data:`~llkgen.verifier.verdict.DEFAULT_NODES` nodes);
     ``engine`` one of ``auto``, ``search``, ``cpsat``, ``baseline``; ``hint`` an optional
     removal order tried first. Returns ``solvable`` only with a witness the referee replayed,
     ``unsolvable`` only with a sound proof, otherwise ``unknown``."""
-    from llkgen.advice import check_inputs
-    from llkgen.verify import ENGINES
-    from llkgen.verify import verify as run_verify
+    from llkgen.verifier import ENGINES
+    from llkgen.verifier import verify as run_verify
 
-    board, rules, budget = check_inputs(board, rules, Budget() if budget is None else budget)
+    board, rules, budget = check_inputs(board, rules, budget)
     if not isinstance(engine, str) or engine not in ENGINES:
         raise LlkgenError(f"engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
     return run_verify(board, rules, budget, engine=engine, hint=_check_hint(hint))
 
 
 def _load(spec: Any) -> Any:
-    """``spec`` as a validated :class:`~llkgen.spec.Spec`."""
-    from llkgen.spec import Spec, load_spec_ref, parse_spec, spec_from_dict
+    """``spec`` as a validated :class:`~llkgen.generation.spec.Spec`."""
+    from llkgen.generation.spec import Spec, load_spec_ref, parse_spec, spec_from_dict
 
     if isinstance(spec, Spec):
         return spec
@@ -86,7 +118,7 @@ def _check_int(name: str, value: Any, low: int, high: int) -> None:
 def generate(spec: Any, *, count: int | None = None, seed: int | None = None, jobs: int = 1) -> Pack:
     """The certified pack ``spec`` describes, as ``llkgen make`` would write it, but in memory.
 
-    ``spec`` is a :class:`~llkgen.spec.Spec`, a mapping of spec keys, YAML text (a string with
+    ``spec`` is a :class:`~llkgen.generation.spec.Spec`, a mapping of spec keys, YAML text (a string with
     a line break), or else the path of a YAML spec file or a shipped spec's name (``"easy"``).
     ``count`` and ``seed`` override the spec's. ``jobs`` worker processes make the levels (1:
     in this process); the pack is the same for every value. Each level carries ``seed``,
@@ -96,9 +128,9 @@ def generate(spec: Any, *, count: int | None = None, seed: int | None = None, jo
     Raises :class:`~llkgen.errors.SpecError` for a bad spec, :class:`LlkgenError` for a bad
     argument, and :class:`~llkgen.errors.GenerationError` when a level cannot be made within
     the spec's ``generator.max_attempts``."""
-    from llkgen.export import build_pack
-    from llkgen.generate import generate_pack
-    from llkgen.spec import MAX_COUNT, MAX_SEED
+    from llkgen.generation.generator import generate_pack
+    from llkgen.generation.spec import MAX_COUNT, MAX_SEED
+    from llkgen.jobs.make import build_pack
 
     loaded = _load(spec)
     if count is not None:
@@ -109,3 +141,40 @@ def generate(spec: Any, *, count: int | None = None, seed: int | None = None, jo
         raise LlkgenError(f"jobs: expected an integer >= 1, found {jobs!r}")
     loaded = loaded.with_overrides(count=count, seed=seed)
     return build_pack(loaded, generate_pack(loaded, jobs=jobs))
+
+
+def classify_moves(board: Any, rules: Any = None, budget: Any = None) -> list:
+    """:func:`llkgen.analysis.advice.classify_moves` with its arguments checked as in
+    :func:`verify`; ``budget`` defaults to :data:`~llkgen.analysis.advice.ADVICE_BUDGET`. Every
+    pair removable now is labelled ``safe`` (with a replayed witness for the board after it),
+    ``fatal`` (with a sound proof) or ``unknown``."""
+    from llkgen.analysis import advice
+
+    board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)
+    return advice.classify_moves(board, rules, budget)
+
+
+def hint(board: Any, rules: Any = None, budget: Any = None) -> Any:
+    """:func:`llkgen.analysis.advice.hint` with its arguments checked as in :func:`verify`: a move
+    after which the board can still be cleared (with a replayed witness), ``dead`` with a proof,
+    ``undecided`` or ``cleared``."""
+    from llkgen.analysis import advice
+
+    board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)
+    return advice.hint(board, rules, budget)
+
+
+def reshuffle(board: Any, rules: Any = None, seed: int = 0, budget: Any = None, attempts: int | None = None) -> Any:
+    """:func:`llkgen.analysis.advice.reshuffle` with its arguments checked: the board's tiles
+    rearranged into a certified board, or :class:`~llkgen.analysis.advice.ReshuffleError`
+    (exit code 3 when no arrangement can be cleared, 4 when none was found in ``attempts``)."""
+    from llkgen.analysis import advice
+
+    board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)
+    if type(seed) is not int or seed < 0:
+        raise LlkgenError(f"seed: expected an integer >= 0, found {seed!r}")
+    if attempts is None:
+        attempts = advice.RESHUFFLE_ATTEMPTS
+    if type(attempts) is not int or attempts < 1:
+        raise LlkgenError(f"attempts: expected an integer >= 1, found {attempts!r}")
+    return advice.reshuffle(board, rules, seed, budget, attempts)

@@ -20,16 +20,24 @@ from typing import Optional
 
 import typer
 
-from llkgen import __version__
-from llkgen.errors import LevelFormatError, LlkgenError, OutputError
+from llkgen._version import __version__
+from llkgen.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_UNSOLVABLE,
+    LevelFormatError,
+    LlkgenError,
+    OutputError,
+)
 from llkgen.files import check_writable, write_text_atomic
-from llkgen.level import load_level_ref, read_json
-from llkgen.path import removable_pairs
-from llkgen.referee import replay as replay_moves
-from llkgen.spec import MAX_COUNT, MAX_SEED, shipped_specs
+from llkgen.formats.level import read_json
+from llkgen.formats.load import load_level_ref
+from llkgen.game.path import removable_pairs
+from llkgen.game.referee import replay as replay_moves
+from llkgen.generation.spec import MAX_COUNT, MAX_SEED, shipped_specs
 from llkgen.text import json_dumps, printable
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSOLVABLE, EXIT_UNKNOWN = 0, 1, 2, 3, 4
+from llkgen.verifier.verdict import DEFAULT_NODES
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; "
@@ -49,7 +57,7 @@ app = typer.Typer(
 
 
 class Engine(str, Enum):
-    """The verifier engines ``llkgen solve`` offers (:data:`llkgen.verify.ENGINES`)."""
+    """The verifier engines ``llkgen solve`` offers (:data:`llkgen.verifier.ENGINES`)."""
 
     auto = "auto"
     search = "search"
@@ -59,7 +67,7 @@ class Engine(str, Enum):
 
 def _print_version(value: bool) -> None:
     if value:
-        from llkgen import grid
+        from llkgen.game import grid
 
         core = "pure Python" if grid.__file__.endswith(".py") else "compiled"
         typer.echo(f"llkgen {__version__} (search core: {core})")
@@ -94,7 +102,7 @@ def init(
     Example: llkgen init my-levels
     """
     from llkgen.errors import SpecError
-    from llkgen.spec import starter_spec
+    from llkgen.generation.spec import starter_spec
 
     try:
         text = starter_spec(name)
@@ -134,7 +142,7 @@ def _proof_lines(proof: dict | None) -> list[str]:
 
 
 #: ``llkgen hint``, ``moves --classify`` and ``reshuffle`` give each verification this many
-#: search nodes unless --nodes says otherwise (:data:`llkgen.advice.ADVICE_BUDGET`).
+#: search nodes unless --nodes says otherwise (:data:`llkgen.analysis.advice.ADVICE_BUDGET`).
 ADVICE_NODES = 20_000
 ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
 
@@ -176,8 +184,8 @@ def moves(
 
 
 def _classify(lv, as_json: bool, nodes: int) -> None:
-    from llkgen.advice import FATAL, SAFE, UNDECIDED, classify_moves
-    from llkgen.verify import Budget
+    from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, classify_moves
+    from llkgen.verifier import Budget
 
     labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes))
     summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
@@ -217,8 +225,8 @@ def hint(
 
     Example: llkgen hint output/easy.json#easy-1
     """
-    from llkgen.advice import hint as find_hint
-    from llkgen.verify import Budget
+    from llkgen.analysis.advice import hint as find_hint
+    from llkgen.verifier import Budget
 
     lv = load_level_ref(level)
     found = find_hint(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget))
@@ -273,10 +281,10 @@ def reshuffle(
 
     Example: llkgen reshuffle output/easy.json#easy-1 --seed 1
     """
-    from llkgen.advice import ReshuffleError
-    from llkgen.advice import reshuffle as rearrange
-    from llkgen.level import Level, level_to_json, write_json_atomic
-    from llkgen.verify import Budget
+    from llkgen.analysis.advice import ReshuffleError
+    from llkgen.analysis.advice import reshuffle as rearrange
+    from llkgen.formats.level import Level, level_to_json, write_json_atomic
+    from llkgen.verifier import Budget
 
     source = _level_file(level)
     if out is not None and source != level and _same_file(out, source):
@@ -362,7 +370,7 @@ def solve(
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     budget: Optional[float] = typer.Option(
         None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
-    nodes: Optional[int] = typer.Option(200_000, "--nodes", min=1, help="Search-node budget (deterministic)."),
+    nodes: Optional[int] = typer.Option(DEFAULT_NODES, "--nodes", min=1, help="Search-node budget (deterministic)."),
     engine: Engine = typer.Option(
         Engine.auto, "--engine", help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
 ) -> None:
@@ -373,14 +381,14 @@ def solve(
 
     Example: llkgen solve output/easy.json#easy-1 --json --nodes 50000
     """
-    from llkgen.verify import Budget, verify
+    from llkgen.verifier import Budget, verify
 
     lv = load_level_ref(level)
     verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine.value)
     if verdict.proof is not None and verdict.proof.get("locked") and lv.rules.gravity == "none":
         import time
 
-        from llkgen.verify.flow import explain_locked
+        from llkgen.verifier.flow import explain_locked
 
         # For the designer: which tiles block each locked type (min vertex cuts), within what
         # is left of --budget (verify's own time_ms says how much it used).
@@ -420,8 +428,7 @@ def render(
 
     Example: llkgen render output/easy.json --out output/easy-svg --solution
     """
-    from llkgen.level import iter_levels
-    from llkgen.packdir import read_pack_index
+    from llkgen.formats.load import iter_levels, read_pack_index
     from llkgen.render.svg import iter_write_svgs
 
     if source.is_dir():
@@ -455,8 +462,8 @@ def view(
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
-    from llkgen.level import Pack, load_pack
-    from llkgen.packdir import load_pack_dir, read_pack_index
+    from llkgen.formats.level import Pack
+    from llkgen.formats.load import load_pack, load_pack_dir, read_pack_index
     from llkgen.render import write_viewer
 
     check_writable(out)
@@ -538,10 +545,10 @@ def make(
 
     Example: llkgen make --config easy
     """
-    from llkgen.executors import make_executor
-    from llkgen.export import check_output, make_pack
-    from llkgen.shards import Shard, default_shard_path
-    from llkgen.spec import load_spec_ref
+    from llkgen.execution import make_executor
+    from llkgen.generation.spec import load_spec_ref
+    from llkgen.jobs.make import check_output, make_pack
+    from llkgen.jobs.shards import Shard, default_shard_path
 
     part = Shard.parse(shard) if shard is not None else Shard()
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
@@ -601,7 +608,7 @@ def merge(
 
     Example: llkgen merge output/easy.shard-0-of-2.jsonl output/easy.shard-1-of-2.jsonl --out output/easy.json
     """
-    from llkgen.export import merge_shards
+    from llkgen.jobs.make import merge_shards
 
     result = merge_shards(list(shards), out)
     typer.echo(f"wrote {_plural(result.count, 'certified level')} from {_plural(result.shards, 'shard')} "
@@ -645,7 +652,7 @@ def verify_levels(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
     nodes: Optional[int] = typer.Option(
         None, "--nodes", min=1,
-        help="Search budget per level in nodes (default: the level's recorded budget, else 200000)."),
+        help="Search budget per level in nodes (default: the level's recorded budget, else " f"{DEFAULT_NODES})."),
     budget: Optional[float] = typer.Option(
         None, "--budget", metavar="SECONDS", min=0.0,
         help="Also a wall-clock limit per searched level; a level it stops is unknown (the verdict then "
@@ -670,8 +677,8 @@ def verify_levels(
 
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
-    from llkgen.ci_verify import format_level, format_problem, verify_paths, write_junit
-    from llkgen.executors import make_executor
+    from llkgen.execution import make_executor
+    from llkgen.jobs.check import format_level, format_problem, verify_paths, write_junit
 
     def show(res) -> None:
         if not as_json:

@@ -8,11 +8,18 @@ is a bug.
 
 from __future__ import annotations
 
+#: The command line's exit codes, the one place they are defined (``llkgen --help`` lists them).
+EXIT_OK = 0  # done; solvable; every level certified
+EXIT_FAILED = 1  # invalid input, or a level that failed its check
+EXIT_USAGE = 2  # a usage error (bad flag or argument)
+EXIT_UNSOLVABLE = 3  # proved unsolvable
+EXIT_UNKNOWN = 4  # a budget ran out before a verdict
+
 
 class LlkgenError(ValueError):
     """Base class for errors the user can act on. Carries the CLI exit code."""
 
-    exit_code = 1
+    exit_code = EXIT_FAILED
 
 
 class LevelFormatError(LlkgenError):

@@ -36,7 +36,7 @@ FIFO_WAIT_SECONDS = 5.0
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: The temporary file's name is short and fixed-length, so any target name the file system
 #: accepts can be written: a name derived from the target's could itself be too long.
-_TMP_PREFIX, _TMP_SUFFIX = ".llkgen-", ".tmp"
+TMP_PREFIX, TMP_SUFFIX = ".llkgen-", ".tmp"
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def _read_fd(fd: int, p: Path, cap: int, what: str, error: type[LlkgenError]) ->
 
 
 # -- writing --------------------------------------------------------------------------------------
-def _umask() -> int:
+def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -116,7 +116,7 @@ def _cannot(p: Path, why: str) -> OutputError:
     return OutputError(f"{p}: cannot write: {why}")
 
 
-def _explain(p: Path, e: OSError, where: Path | None = None) -> OutputError:
+def write_error(p: Path, e: OSError, where: Path | None = None) -> OutputError:
     """The most useful reason for an OS error while writing ``p`` (a file in ``where``, by
     default its parent directory)."""
     if e.errno in (errno.EEXIST, errno.ENOTDIR):
@@ -159,11 +159,11 @@ def _prepare(p: Path) -> tuple[int, str]:
         if p.is_dir():
             raise _cannot(p, "is a directory, expected a file name")
         p.parent.mkdir(parents=True, exist_ok=True)
-        return tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=p.parent)
+        return tempfile.mkstemp(prefix=TMP_PREFIX, suffix=TMP_SUFFIX, dir=p.parent)
     except OutputError:
         raise
     except OSError as e:
-        raise _explain(p, e) from None
+        raise write_error(p, e) from None
     except ValueError as e:  # an embedded NUL byte
         raise OutputError(f"{os.fspath(p)!r}: not a usable file name: {e}") from None
 
@@ -188,11 +188,11 @@ def prepare_dir(path: str | os.PathLike) -> Path:
         if p.exists() and not p.is_dir():
             raise _cannot(p, "is a file, expected a directory")
         p.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=p)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=TMP_SUFFIX, dir=p)
     except OutputError:
         raise
     except OSError as e:
-        raise _explain(p, e, where=p) from None
+        raise write_error(p, e, where=p) from None
     except ValueError as e:
         raise OutputError(f"{os.fspath(p)!r}: not a usable directory name: {e}") from None
     os.close(fd)
@@ -212,7 +212,7 @@ def open_atomic(path: str | os.PathLike) -> Iterator[IO[str]]:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, p)
     except BaseException as e:
         try:
@@ -220,7 +220,7 @@ def open_atomic(path: str | os.PathLike) -> Iterator[IO[str]]:
         except FileNotFoundError:
             pass
         if isinstance(e, OSError):
-            raise _explain(p, e) from None
+            raise write_error(p, e) from None
         raise
 
 

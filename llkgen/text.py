@@ -60,3 +60,27 @@ def escape_surrogates(json_text: str) -> str:
     """JSON text from ``json.dumps(..., ensure_ascii=False)`` with every lone surrogate
     replaced by its ``\\uXXXX`` escape."""
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
+def int_text(v: int) -> str:
+    """An int for a message; Python refuses to print ints of more than 4300 digits."""
+    return str(v) if abs(v) < 10**30 else "with more than 30 digits"
+
+
+def describe_value(v: object) -> str:
+    """Describe a JSON value for an error message."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"boolean {str(v).lower()}"
+    if isinstance(v, int):
+        return f"number {int_text(v)}"
+    if isinstance(v, float):
+        return f"number {v!r}"
+    if isinstance(v, str):
+        return f"string {v[:40]!r}"
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__

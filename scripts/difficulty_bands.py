@@ -21,11 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if importlib.util.find_spec("llkgen") is None:  # not installed: use the source tree
     sys.path.insert(0, str(ROOT))
 
+from llkgen.analysis.grading import WEIGHTS, score_parts  # noqa: E402
 from llkgen.files import write_text_atomic  # noqa: E402
-from llkgen.generate import generate_pack  # noqa: E402
-from llkgen.grading import WEIGHTS, score_parts  # noqa: E402
+from llkgen.generation.generator import generate_pack  # noqa: E402
+from llkgen.generation.spec import load_spec  # noqa: E402
 from llkgen.render import write_difficulty_curve_svg  # noqa: E402
-from llkgen.spec import load_spec  # noqa: E402
 
 SPECS = ("easy", "medium", "hard", "gravity")
 COLOURS = {"easy": "#2e7d32", "medium": "#1565c0", "hard": "#c62828", "gravity": "#6a1b9a"}

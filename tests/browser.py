@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.level import Pack
-from llkgen.path import removable_pairs
-from llkgen.referee import replay
+from llkgen.formats.level import Pack
+from llkgen.game.path import removable_pairs
+from llkgen.game.referee import replay
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

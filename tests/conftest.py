@@ -25,7 +25,7 @@ def schema_validator():
     import jsonschema
     from referencing import Registry, Resource
 
-    from llkgen.export import SCHEMAS, load_schema
+    from llkgen.jobs.make import SCHEMAS, load_schema
 
     registry = Registry().with_resources(
         (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMAS

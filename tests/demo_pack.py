@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from llkgen.board import Board, Rules
-from llkgen.level import Level, Pack, pack_to_json, write_json_atomic
-from llkgen.path import removable_pairs
-from llkgen.referee import replay
+from llkgen.formats.level import Level, Pack, pack_to_json, write_json_atomic
+from llkgen.game.board import Board, Rules
+from llkgen.game.path import removable_pairs
+from llkgen.game.referee import replay
 
 # (id, rules, grid). Together they cover: no gravity with the border ring, walls without the
 # ring, gravity down, and gravity right with walls splitting rows into runs.

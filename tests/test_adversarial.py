@@ -36,14 +36,14 @@ from array import array
 
 import pytest
 
-import llkgen.verify.pairing as pairing_mod
-from llkgen.board import Board, Rules
-from llkgen.grid import PAD, Grid, from_padded, to_padded
-from llkgen.referee import replay
-from llkgen.verify import Budget, root_lock, verify
-from llkgen.verify.flow import pairing_check
-from llkgen.verify.lock import locked_tiles
-from llkgen.verify.pairing import PairingSearch
+import llkgen.verifier.pairing as pairing_mod
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import PAD, Grid, from_padded, to_padded
+from llkgen.game.referee import replay
+from llkgen.verifier import Budget, root_lock, verify
+from llkgen.verifier.flow import pairing_check
+from llkgen.verifier.lock import locked_tiles
+from llkgen.verifier.pairing import PairingSearch
 
 import oracle as O
 
@@ -771,7 +771,7 @@ def test_link_test_matches_oracle_geometry_including_empty_targets():
     """The lock test asks the grid's link test for paths to *emptied* partner cells; compare
     ``Grid.link_cell`` and ``best_link`` with the oracle's path enumeration for every
     (tile, any cell) pair, walls and border off included."""
-    from llkgen.path import best_link
+    from llkgen.game.path import best_link
     rng = random.Random(8500)
     checked = 0
     for _ in range(400):

@@ -24,9 +24,9 @@ from collections import Counter
 
 import pytest
 
-from llkgen.advice import FATAL, SAFE, UNDECIDED, ReshuffleError, classify_moves, hint, reshuffle
-from llkgen.board import Board, Rules
-from llkgen.verify import Budget
+from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, ReshuffleError, classify_moves, hint, reshuffle
+from llkgen.game.board import Board, Rules
+from llkgen.verifier import Budget
 
 import oracle as O
 from strategies import grid_text, seeded_cases

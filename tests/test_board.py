@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from llkgen.board import EMPTY, GRAVITIES, MAX_SIDE, WALL, Board, Rules
 from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.gravity import apply_gravity
+from llkgen.game.board import EMPTY, GRAVITIES, MAX_SIDE, WALL, Board, Rules
+from llkgen.game.gravity import apply_gravity
 
 
 # -- construction and views -------------------------------------------------------------------

@@ -18,12 +18,12 @@ import textwrap
 import time
 from pathlib import Path
 
-from llkgen.board import Board, Rules
-from llkgen.grid import Grid
-from llkgen.verify.cpsat import NODES_PER_DET_SECOND, solve_cpsat
-from llkgen.verify.flow import explain_locked, pairing_check
-from llkgen.verify.lock import locked_tiles, root_partners
-from llkgen.verify.verdict import Budget
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import Grid
+from llkgen.verifier.cpsat import NODES_PER_DET_SECOND, solve_cpsat
+from llkgen.verifier.flow import explain_locked, pairing_check
+from llkgen.verifier.lock import locked_tiles, root_partners
+from llkgen.verifier.verdict import Budget
 
 #: Allowed overrun in the timing tests (the issue's bar is 0.5 s; this is the flake guard).
 MARGIN = 2.0
@@ -60,21 +60,21 @@ def _run(code: str) -> str:
 def test_cpsat_module_imports_without_ortools():
     out = _run("""
         import sys
-        import llkgen.verify.cpsat
+        import llkgen.verifier.cpsat
         print("ortools" in sys.modules)
     """)
     assert out.split() == ["False"]
 
 
 def test_auto_never_imports_ortools_and_cpsat_still_runs():
-    """NOTE: this needs ``llkgen/verify/__init__.py`` to import ``cpsat`` without ortools (on
+    """NOTE: this needs ``llkgen/verifier/portfolio.py`` to import ``cpsat`` without ortools (on
     this branch ``cpsat`` imports ortools only inside its solving functions, so the eager
-    ``from llkgen.verify.cpsat import solve_cpsat`` there is harmless); once ``__init__``
+    ``from llkgen.verifier.cpsat import solve_cpsat`` there is harmless); once ``__init__``
     imports it lazily this keeps holding."""
     out = _run("""
         import sys
-        from llkgen.board import Board, Rules
-        from llkgen.verify import verify
+        from llkgen.game.board import Board, Rules
+        from llkgen.verifier import verify
         board = Board.from_text("1 2 2 1\\n3 . . 3")
         print(verify(board, Rules(), engine="auto").status, "ortools" in sys.modules)
         print(verify(board, Rules(), engine="cpsat").status, "ortools" in sys.modules)
@@ -116,7 +116,7 @@ def test_cpsat_says_which_budget_ran_out():
 
 
 def test_verify_cpsat_names_the_time_budget():
-    from llkgen.verify import verify
+    from llkgen.verifier import verify
 
     board = _board(16, 16, 8, 0.0, 0)
     start = time.perf_counter()
@@ -148,8 +148,8 @@ STUBBORN_WALLED = """
 def test_auto_search_then_cpsat_holds_the_budget():
     """``auto`` on a board ``cpsat_suits`` accepts: the search's nodes, then CP-SAT, whose
     model building (about 2 s here) and start-up must stop at the one deadline."""
-    from llkgen.verify import verify
-    from llkgen.verify.cpsat import cpsat_suits
+    from llkgen.verifier import verify
+    from llkgen.verifier.cpsat import cpsat_suits
 
     board, rules = Board.from_text(STUBBORN_WALLED), Rules(border=False)
     assert cpsat_suits(board, rules)

@@ -1,6 +1,6 @@
 """``llkgen verify`` for CI: statuses, exit-code precedence, reports, bad files.
 
-Library-level tests call :func:`llkgen.ci_verify.verify_paths`; the CLI tests run the real
+Library-level tests call :func:`llkgen.jobs.check.verify_paths`; the CLI tests run the real
 ``llkgen`` command as a subprocess and assert on its output and exit code.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.ci_verify import collect, verify_paths
 from llkgen.errors import LevelFormatError
-from llkgen.verify import Budget, verify
+from llkgen.game.board import Board, Rules
+from llkgen.jobs.check import collect, verify_paths
+from llkgen.verifier import Budget, verify
 
 GOOD = {"format": "llkgen.level/1", "id": "good", "rows": 3, "cols": 4,
         "grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]], "rules": {"border": True, "gravity": "none"},
@@ -115,7 +115,7 @@ def test_a_stored_solution_settles_an_undecided_level(tmp_path):
 def test_a_stored_solution_is_replayed_not_searched(tmp_path, monkeypatch):
     """Replay first: a level whose stored solution clears the board is certified by the
     referee alone. The verifier is replaced by a tripwire, so a search would fail the test."""
-    import llkgen.ci_verify as ci
+    import llkgen.jobs.check as ci
 
     def tripwire(*args, **kwargs):
         raise AssertionError("searched a level that stores a solution")
@@ -299,8 +299,8 @@ def test_cli_verify(tmp_path):
 
 # -- pack directories ---------------------------------------------------------------------------
 def write_pack_dir_of(path: Path, *levels) -> Path:
-    from llkgen.level import level_from_json
-    from llkgen.packdir import write_pack_dir
+    from llkgen.formats.level import level_from_json
+    from llkgen.formats.packdir import write_pack_dir
 
     return write_pack_dir(path, {"name": "p"}, (level_from_json(lv) for lv in levels), per_file=2)
 

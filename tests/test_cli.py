@@ -562,7 +562,7 @@ def test_render_never_overwrites_one_preview_with_another(cli, tmp_path):
 
 # -- init, shipped specs, PACK#ID -------------------------------------------------------------------------
 def test_init_writes_a_commented_spec_that_makes_a_pack(cli, tmp_path):
-    from llkgen.spec import load_spec
+    from llkgen.generation.spec import load_spec
 
     r = cli("init", "castle", "--out", str(tmp_path / "specs"))
     path = tmp_path / "specs" / "castle.yaml"
@@ -616,7 +616,7 @@ def test_replay_without_moves_checks_the_stored_solution(cli, tmp_path):
 
 def test_engine_choices_are_the_verifiers_engines(cli):
     from llkgen.cli import Engine
-    from llkgen.verify import ENGINES
+    from llkgen.verifier import ENGINES
 
     assert [e.value for e in Engine] == list(ENGINES)
     assert "<auto|search|cpsat|baseline>" in _flat(cli("solve", "--help").stdout)

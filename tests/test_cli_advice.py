@@ -15,7 +15,7 @@ import pytest
 from cli_runner import run_cli_in_process
 
 import llkgen
-from llkgen.referee import replay
+from llkgen.game.referee import replay
 
 NO_BORDER = {"border": False, "gravity": "none"}
 

@@ -12,8 +12,8 @@ from statistics import mean
 
 import pytest
 
-from llkgen.generate import generate_pack
-from llkgen.spec import load_spec_ref
+from llkgen.generation.generator import generate_pack
+from llkgen.generation.spec import load_spec_ref
 
 SPEC = """\
 name: tiny            # a small spec so the command runs in a blink

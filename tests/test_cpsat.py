@@ -1,4 +1,4 @@
-"""The CP-SAT engine (``llkgen.verify.cpsat``) checked against the brute-force oracle.
+"""The CP-SAT engine (``llkgen.verifier.cpsat``) checked against the brute-force oracle.
 
 * Shapes: for every tile pair, the minimal sets of tiles crossed by its <= 2-turn polylines must
   equal those derived from ``oracle.iter_paths`` (a plain DFS over cells that knows nothing of
@@ -22,12 +22,12 @@ import random
 import pytest
 from ortools.sat.python import cp_model
 
-from llkgen.board import Board, Rules
-from llkgen.grid import PAD, Grid, to_padded
-from llkgen.lines import Lines
-from llkgen.referee import replay
-from llkgen.verify import Budget
-from llkgen.verify.cpsat import (
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import PAD, Grid, to_padded
+from llkgen.game.lines import Lines
+from llkgen.game.referee import replay
+from llkgen.verifier import Budget
+from llkgen.verifier.cpsat import (
     NODES_PER_DET_SECOND,
     CpsatHandles,
     budget_limits,
@@ -296,7 +296,7 @@ def _walled(rows: int, cols: int, types: int, copies: int, walls: int, seed: int
 
 def test_cpsat_suits_reads_board_features():
     """The routing test looks at walls, types and pair count only (see its docstring)."""
-    from llkgen.verify.cpsat import SUITS_MAX_PAIRS, cpsat_suits
+    from llkgen.verifier.cpsat import SUITS_MAX_PAIRS, cpsat_suits
 
     walled = _walled(12, 12, 4, 28, 29, 1)             # 20% walls, 4 types x 28
     assert cpsat_suits(walled, Rules()) and cpsat_suits(walled, Rules(border=False))
@@ -331,8 +331,8 @@ def test_auto_hands_a_stubborn_walled_board_to_cpsat():
     """On a board ``cpsat_suits`` accepts, ``auto`` gives the search its nodes (here half the
     budget) and CP-SAT the rest; the verdict names the ``cpsat`` stage and its witness replays. The
     search alone, with the whole budget, stays undecided: the route is what decides it."""
-    from llkgen.verify import verify
-    from llkgen.verify.cpsat import cpsat_suits
+    from llkgen.verifier import verify
+    from llkgen.verifier.cpsat import cpsat_suits
 
     board, rules, budget = Board.from_text(STUBBORN_SPARSE), Rules(border=True), Budget(nodes=200)
     assert cpsat_suits(board, rules)
@@ -377,8 +377,8 @@ def _auto_sweep(seed: int, count: int) -> tuple[list[str], dict]:
     make the search hand over after one node, so CP-SAT (0.2 deterministic seconds) decides
     every board the lock test, the flow check and that node leave. ``unknown`` is allowed,
     a wrong answer or a refused witness never."""
-    from llkgen.verify import verify
-    from llkgen.verify.cpsat import cpsat_suits
+    from llkgen.verifier import verify
+    from llkgen.verifier.cpsat import cpsat_suits
 
     rng = random.Random(seed)
     wrong, counts = [], {}
@@ -397,7 +397,7 @@ def _auto_sweep(seed: int, count: int) -> tuple[list[str], dict]:
 
 
 def test_auto_with_cpsat_matches_brute(monkeypatch):
-    monkeypatch.setattr("llkgen.verify.HANDOVER_NODES", 1)
+    monkeypatch.setattr("llkgen.verifier.portfolio.HANDOVER_NODES", 1)
     wrong, counts = _auto_sweep(5151, 150)
     assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
     assert counts.get("cpsat/solvable", 0) >= 25, counts  # 47 when written
@@ -405,7 +405,7 @@ def test_auto_with_cpsat_matches_brute(monkeypatch):
 
 @pytest.mark.slow
 def test_auto_with_cpsat_matches_brute_slow(monkeypatch):
-    monkeypatch.setattr("llkgen.verify.HANDOVER_NODES", 1)
+    monkeypatch.setattr("llkgen.verifier.portfolio.HANDOVER_NODES", 1)
     wrong, counts = _auto_sweep(5151 * 7919, 3000)
     assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
     assert counts.get("cpsat/solvable", 0) >= 500, counts

@@ -83,8 +83,8 @@ def test_the_curve_is_deterministic_and_labels_pack_numbers(tmp_path: Path) -> N
 
 
 def test_pack_metrics_reads_levels_and_level_json() -> None:
-    from llkgen.board import Board, Rules
-    from llkgen.level import Level
+    from llkgen.formats.level import Level
+    from llkgen.game.board import Board, Rules
 
     lv = Level(Board.from_grid([[1, 1]]), Rules(), "a", {"metrics": {"difficulty": 3.0}})
     assert pack_metrics([lv, {"metrics": {"difficulty": 4}}, {"grid": []}, {"metrics": "bad"}]) == [
@@ -92,8 +92,8 @@ def test_pack_metrics_reads_levels_and_level_json() -> None:
 
 
 def test_the_viewer_embeds_the_curve_and_copes_with_old_packs() -> None:
-    from llkgen.board import Board, Rules
-    from llkgen.level import Level, Pack
+    from llkgen.formats.level import Level, Pack
+    from llkgen.game.board import Board, Rules
     from llkgen.render import build_viewer_html
 
     board = Board.from_grid([[1, 1]])

@@ -1,4 +1,4 @@
-"""The executor interface (:mod:`llkgen.executors`): results in order, failures as in one
+"""The executor interface (:mod:`llkgen.execution.base`): results in order, failures as in one
 process, whatever runs the calls: this process, a process pool, or a Dask cluster of worker
 processes (a ``LocalCluster``; skipped only when ``distributed`` is not installed)."""
 
@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from llkgen.errors import GenerationError
-from llkgen.executors import InlineExecutor, ProcessExecutor, WorkerFailure, make_executor, window
-from llkgen.export import make_pack
-from llkgen.spec import parse_spec
+from llkgen.execution import make_executor
+from llkgen.execution.base import InlineExecutor, ProcessExecutor, WorkerFailure, window
+from llkgen.generation.spec import parse_spec
+from llkgen.jobs.make import make_pack
 
 SPEC = """\
 name: tiny
@@ -95,7 +96,7 @@ def cluster():
     import cloudpickle
     import dask
 
-    from llkgen.dask_executor import LOCAL_CONFIG
+    from llkgen.execution.dask_cluster import LOCAL_CONFIG
 
     # The workers are fresh processes: send this module's functions by value.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -107,7 +108,7 @@ def cluster():
 
 
 def dask(address: str):
-    from llkgen.dask_executor import DaskExecutor
+    from llkgen.execution.dask_cluster import DaskExecutor
 
     return DaskExecutor(address, 2)
 
@@ -116,7 +117,7 @@ def test_verify_on_dask_reports_as_one_process(cluster, tmp_path, monkeypatch):
     """``llkgen verify --scheduler``: the searches go to the cluster in chunks (lowered here
     to 3 levels, so a pack of 8 takes three chunks and one session), the replays stay here,
     and the report is the one a single process writes."""
-    import llkgen.ci_verify as ci
+    import llkgen.jobs.check as ci
 
     (tmp_path / "tiny.yaml").write_text(SPEC, "utf-8")
     pack = make_pack(parse_spec(SPEC, "tiny.yaml").with_overrides(out=tmp_path / "p.json", count=8), jobs=1).path

@@ -10,11 +10,12 @@ import pytest
 
 from llkgen import __version__
 from llkgen.errors import GenerationError
-from llkgen.export import build_pack, make_pack
-from llkgen.generate import generate_pack
-from llkgen.level import dumps, load_pack, pack_to_json
-from llkgen.referee import replay
-from llkgen.spec import parse_spec
+from llkgen.formats.level import dumps, pack_to_json
+from llkgen.formats.load import load_pack
+from llkgen.game.referee import replay
+from llkgen.generation.generator import generate_pack
+from llkgen.generation.spec import parse_spec
+from llkgen.jobs.make import build_pack, make_pack
 
 SPEC = """\
 name: exp
@@ -111,7 +112,7 @@ def test_failure_mid_run_keeps_the_previous_pack(tmp_path, monkeypatch):
     make_pack(spec(tmp_path, count=2), jobs=1)
     before = out.read_bytes()
     # A bigger run whose third level fails: nothing may be written.
-    import llkgen.generate as generate
+    import llkgen.generation.generator as generate
 
     original = generate.generate_level
 

@@ -15,16 +15,17 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.export as export
+import llkgen.jobs.make as export
 from llkgen.errors import LevelFormatError, OutputError, SpecError
-from llkgen.export import make_pack, merge_shards
-from llkgen.flat import FLAT_LEVEL_FORMAT
-from llkgen.level import Level, dumps, level_from_json, level_to_json, load_level_ref, load_levels, load_pack
-from llkgen.packdir import PackFileError, read_pack_index
-from llkgen.referee import replay
-from llkgen.shapes import GridShape
-from llkgen.shards import Shard, spec_sha256
-from llkgen.spec import parse_spec
+from llkgen.formats.container import PackFileError
+from llkgen.formats.flat import FLAT_LEVEL_FORMAT
+from llkgen.formats.level import Level, dumps, level_from_json, level_to_json
+from llkgen.formats.load import load_level_ref, load_levels, load_pack, read_pack_index
+from llkgen.formats.shapes import GridShape
+from llkgen.game.referee import replay
+from llkgen.generation.spec import parse_spec
+from llkgen.jobs.make import make_pack, merge_shards
+from llkgen.jobs.shards import Shard, spec_sha256
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -324,7 +325,7 @@ def test_shards_that_do_not_say_their_shape_merge_nested(tmp_path, made):
 
 
 def test_a_resumed_run_may_change_the_shape(tmp_path, made, monkeypatch):
-    import llkgen.generate as generate
+    import llkgen.generation.generator as generate
 
     original = generate.generate_level
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.level as level_mod
+import llkgen.formats.level as level_mod
 from llkgen.errors import LevelFormatError, OutputError
 from llkgen.files import check_writable, prepare_dir, read_bounded, write_text_atomic
-from llkgen.level import load_level, read_json
+from llkgen.formats.level import load_level, read_json
 
 LEVEL = {"format": "llkgen.level/1", "id": "t", "rows": 1, "cols": 2, "grid": [[1, 1]]}
 POSIX = pytest.mark.skipif(os.name != "posix", reason="pipes, FIFOs and /dev/zero are POSIX")

@@ -1,4 +1,4 @@
-"""Tests for llkgen.verify.flow: Dinic against OR-Tools, board analyses against brute force."""
+"""Tests for llkgen.verifier.flow: Dinic against OR-Tools, board analyses against brute force."""
 from __future__ import annotations
 
 import itertools
@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.grid import to_padded
-from llkgen.verify.flow import INF, FlowNetwork, _hall, _Pairing, bottleneck, explain_locked, pairing_check
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import to_padded
+from llkgen.verifier.flow import INF, FlowNetwork, _hall, _Pairing, bottleneck, explain_locked, pairing_check
 
 from oracle import apply_move, brute_solve, oracle_pairs, parse, tile_cells
 from strategies import grid_text, random_grid

@@ -15,15 +15,15 @@ import time
 import numpy as np
 import pytest
 
-from llkgen.board import Board, Rules
+from llkgen.analysis.metrics import clear_rate_within, initial_moves, random_clear_rate
 from llkgen.errors import GenerationError, LlkgenError
-from llkgen.generate import construct, deal, generate_level, generate_pack, level_seed
-from llkgen.metrics import clear_rate_within, initial_moves, random_clear_rate
-from llkgen.path import removable_pairs
-from llkgen.playout import Playout, random_playthrough
-from llkgen.referee import play, replay
-from llkgen.spec import parse_spec
-from llkgen.verify import Budget, verify
+from llkgen.game.board import Board, Rules
+from llkgen.game.path import removable_pairs
+from llkgen.game.playout import Playout, random_playthrough
+from llkgen.game.referee import play, replay
+from llkgen.generation.generator import construct, deal, generate_level, generate_pack, level_seed
+from llkgen.generation.spec import parse_spec
+from llkgen.verifier import Budget, verify
 
 from strategies import random_case
 
@@ -172,7 +172,7 @@ def _late_and_early_failures(spec, index):
 
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="patches the workers by forking")
 def test_a_failing_pack_fails_on_the_same_level_at_any_jobs(monkeypatch):
-    import llkgen.generate as generate
+    import llkgen.generation.generator as generate
 
     monkeypatch.setattr(generate, "generate_level", _late_and_early_failures)
     spec = make_spec(count="count: 5")

@@ -1,6 +1,6 @@
 """The exact grading held to the brute-force oracle, the score's formula, and grading in specs.
 
-On small seeded boards in every gravity mode, :func:`llkgen.grading.grade` must give exactly
+On small seeded boards in every gravity mode, :func:`llkgen.analysis.grading.grade` must give exactly
 the metrics of the same seeded playthroughs replayed with labels from the oracle (a move is
 safe when the oracle clears the board after it, fatal otherwise): the grader's shortcuts may
 only save work, never change a label.
@@ -13,11 +13,11 @@ import random
 import numpy as np
 import pytest
 
-from llkgen.board import Board, Rules
+from llkgen.analysis.grading import GRADE_KEY, WEIGHTS, difficulty_score, grade, score_bounds, score_parts
 from llkgen.errors import GenerationError, SpecError
-from llkgen.generate import generate_level
-from llkgen.grading import GRADE_KEY, WEIGHTS, difficulty_score, grade, score_bounds, score_parts
-from llkgen.spec import parse_spec
+from llkgen.game.board import Board, Rules
+from llkgen.generation.generator import generate_level
+from llkgen.generation.spec import parse_spec
 
 import oracle as O
 from strategies import grid_text, seeded_cases

@@ -8,24 +8,23 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.level as level_mod
-from llkgen.board import Board, Rules
+import llkgen.formats.level as level_mod
 from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.level import (
+from llkgen.formats.level import (
     Level,
     dumps,
     level_from_json,
     level_to_json,
     levels_from_json,
     load_level,
-    load_levels,
-    load_pack,
     pack_from_json,
     pack_to_json,
     parse_json,
     read_json,
     write_json_atomic,
 )
+from llkgen.formats.load import load_levels, load_pack
+from llkgen.game.board import Board, Rules
 
 DATA = Path(__file__).parent / "data"
 

@@ -15,9 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llkgen.board import GRAVITIES, Board
 from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.level import (
+from llkgen.formats.level import (
     LEVEL_FORMAT,
     PACK_FORMAT,
     Level,
@@ -27,13 +26,13 @@ from llkgen.level import (
     level_to_json,
     levels_from_json,
     load_level,
-    load_levels,
-    load_pack,
     pack_from_json,
     pack_to_json,
     parse_json,
     read_json,
 )
+from llkgen.formats.load import load_levels, load_pack
+from llkgen.game.board import GRAVITIES, Board
 
 FUZZ = settings(
     max_examples=100,

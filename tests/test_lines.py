@@ -1,4 +1,4 @@
-"""``llkgen.lines.Lines.tile_sets`` against the oracle's independent path enumerator.
+"""``llkgen.game.lines.Lines.tile_sets`` against the oracle's independent path enumerator.
 
 The flow pairing check and the CP-SAT model both rest on this one enumeration: for two cells,
 the distinct sets of tiles crossed by the wall-free lines of at most two turns. Here every such
@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from llkgen.board import Board, Rules
-from llkgen.grid import Grid
-from llkgen.lines import Lines
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import Grid
+from llkgen.game.lines import Lines
 
 try:
     from oracle import iter_paths, parse

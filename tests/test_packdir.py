@@ -1,5 +1,5 @@
 """``make`` and ``merge`` write packs past one file's levels as a ``llkgen.packdir/1``
-directory (with :func:`llkgen.packdir.write_pack_dir`). The limit (10,000 levels) is lowered
+directory (with :func:`llkgen.formats.packdir.write_pack_dir`). The limit (10,000 levels) is lowered
 here to 3, so a pack of 7 levels shows every case in a second."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.export as export
+import llkgen.jobs.make as export
 from llkgen.errors import OutputError
-from llkgen.export import make_pack, merge_shards
-from llkgen.shards import Shard
-from llkgen.spec import MAX_COUNT, parse_spec
+from llkgen.generation.spec import MAX_COUNT, parse_spec
+from llkgen.jobs.make import make_pack, merge_shards
+from llkgen.jobs.shards import Shard
 
 SPEC = """\
 name: big

@@ -14,19 +14,13 @@ from pathlib import Path
 
 import pytest
 
-import llkgen.packdir as packdir_mod
-from llkgen.board import Board, Rules
+import llkgen.formats.packdir as packdir_mod
 from llkgen.errors import LevelFormatError, OutputError
-from llkgen.level import Level, Pack, level_to_json, load_level_ref, load_levels, load_pack, pack_to_json
-from llkgen.packdir import (
-    PACKDIR_FORMAT,
-    PackFileError,
-    is_pack_dir,
-    iter_pack_dir,
-    level_line,
-    read_pack_index,
-    write_pack_dir,
-)
+from llkgen.formats.container import PACKDIR_FORMAT, PackFileError, is_pack_dir
+from llkgen.formats.level import Level, Pack, level_to_json, pack_to_json
+from llkgen.formats.load import iter_pack_dir, load_level_ref, load_levels, load_pack, read_pack_index
+from llkgen.formats.packdir import level_line, write_pack_dir
+from llkgen.game.board import Board, Rules
 
 HEADER = {"format": "llkgen.pack/1", "name": "tiny", "generator": "test", "seed": 7}
 
@@ -301,7 +295,7 @@ def test_cli_reads_pack_directories(tmp_path):
 def test_render_streams_a_pack_directory(tmp_path):
     """Previews are written as levels are read: once the first is written, breaking the last
     part is noticed (a renderer that loaded the directory first would write all 23)."""
-    from llkgen.level import iter_levels
+    from llkgen.formats.load import iter_levels
     from llkgen.render.svg import iter_write_svgs, svg_filenames
 
     path = _write(tmp_path)

@@ -1,4 +1,4 @@
-"""The path rule (:func:`llkgen.path.find_path`, :func:`llkgen.path.removable_pairs`) on hand-built
+"""The path rule (:func:`llkgen.game.path.find_path`, :func:`llkgen.game.path.removable_pairs`) on hand-built
 boards with hand-derived answers, and the perft fixture's pinned pair counts.
 
 Each expected path was worked out by hand; ``_brute_paths`` (a plain walk over every polyline,
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.level import load_pack
-from llkgen.path import Move, find_path, length, removable_pairs, turns
+from llkgen.formats.load import load_pack
+from llkgen.game.board import Board, Rules
+from llkgen.game.path import Move, find_path, length, removable_pairs, turns
 
 DATA = Path(__file__).parent / "data"
 ON, OFF = Rules(border=True), Rules(border=False)

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llkgen.board import Board, Rules
-from llkgen.gravity import apply_gravity
-from llkgen.path import find_path, removable_pairs
-from llkgen.referee import replay
+from llkgen.game.board import Board, Rules
+from llkgen.game.gravity import apply_gravity
+from llkgen.game.path import find_path, removable_pairs
+from llkgen.game.referee import replay
 
 import oracle as O
 from strategies import GRAVITIES, cases, grid_text, grids

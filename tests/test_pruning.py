@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.grid import PAD, Grid, to_padded
-from llkgen.level import load_level
-from llkgen.path import removable_pairs
-from llkgen.referee import play, replay
-from llkgen.verify import Budget, root_lock, verify
-from llkgen.verify.flow import pairing_check
-from llkgen.verify.lock import locked_tiles, root_partners
-from llkgen.verify.movesearch import MoveSearch
-from llkgen.verify.pairing import PairingSearch
+from llkgen.formats.level import load_level
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import PAD, Grid, to_padded
+from llkgen.game.path import removable_pairs
+from llkgen.game.referee import play, replay
+from llkgen.verifier import Budget, root_lock, verify
+from llkgen.verifier.flow import pairing_check
+from llkgen.verifier.lock import locked_tiles, root_partners
+from llkgen.verifier.movesearch import MoveSearch
+from llkgen.verifier.pairing import PairingSearch
 
 from oracle import brute_solution, brute_solve, oracle_gravity
 from strategies import random_grid
@@ -210,7 +210,7 @@ def test_move_search_race_and_restarts_agree_with_brute_force(monkeypatch):
     """With no head start and turns of one node, every line of the race and the restarts
     take part on small boards; the verdict must still be brute force's, the witness must
     replay, and the search must stay complete."""
-    import llkgen.verify.movesearch as movesearch
+    import llkgen.verifier.movesearch as movesearch
 
     monkeypatch.setattr(movesearch, "SLICE", 1)
     for board, rules in _settled_gravity_cases(20261203, 800):

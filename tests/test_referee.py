@@ -1,13 +1,13 @@
-"""The referee, :func:`llkgen.referee.replay`, on hand-built boards with hand-derived answers:
+"""The referee, :func:`llkgen.game.referee.replay`, on hand-built boards with hand-derived answers:
 legal and illegal moves, malformed input, and gravity applied after each move."""
 
 from __future__ import annotations
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.gravity import apply_gravity
-from llkgen.referee import ReplayResult, replay
+from llkgen.game.board import Board, Rules
+from llkgen.game.gravity import apply_gravity
+from llkgen.game.referee import ReplayResult, replay
 
 ON, OFF = Rules(border=True), Rules(border=False)
 

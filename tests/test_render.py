@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import WALL, Board, Rules
-from llkgen.level import Level, Pack, load_levels, load_pack, pack_to_json
-from llkgen.referee import replay
+from llkgen.formats.level import Level, Pack, pack_to_json
+from llkgen.formats.load import load_levels, load_pack
+from llkgen.game.board import WALL, Board, Rules
+from llkgen.game.referee import replay
 from llkgen.render import build_viewer_html, palette, render_level_svg, write_svgs, write_viewer
 from llkgen.render.svg import MAX_FRAME_CELLS, MAX_STEM, svg_filenames
 

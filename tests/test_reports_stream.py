@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_ci_verify import GOOD, HARD, UNSOLVABLE, pack, write, write_pack_dir_of
 
-from llkgen.ci_verify import report_json, verify_paths, write_junit
 from llkgen.files import open_atomic
+from llkgen.jobs.check import report_json, verify_paths, write_junit
 
 
 @pytest.fixture

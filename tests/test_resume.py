@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from llkgen.errors import LevelFormatError
-from llkgen.export import journal_path, make_pack
-from llkgen.shards import Shard
-from llkgen.spec import parse_spec
+from llkgen.generation.spec import parse_spec
+from llkgen.jobs.make import journal_path, make_pack
+from llkgen.jobs.shards import Shard
 
 SPEC = """\
 name: tiny
@@ -92,8 +92,8 @@ def test_a_torn_last_line_is_dropped_and_made_again(tmp_path, plain):
     interrupted = make_pack(spec(tmp_path, "x.json", count=3), jobs=1).path
     pack = json.loads(interrupted.read_text("utf-8"))
     journal = journal_path(first.path)
-    from llkgen.shards import spec_identity
-    from llkgen.spool import record_line
+    from llkgen.jobs.shards import spec_identity
+    from llkgen.jobs.spool import record_line
 
     header = {"format": "llkgen.journal/1", **spec_identity(s), "shard": "0/1"}
     lines = [record_line(header), record_line({"index": 1, "attempts": 1, "level": pack["levels"][1]}),
@@ -114,8 +114,8 @@ def test_a_journal_of_another_run_is_an_error(tmp_path):
     for other, differs in ((dict(seed=6), "seed is 6, expected 5"), (dict(shard=Shard(1, 2)), "shard is '1/2'")):
         o = spec(tmp_path, count=2, seed=other.get("seed"))
         j = Path(str(s.export.path) + ".journal")
-        from llkgen.shards import spec_identity
-        from llkgen.spool import Journal
+        from llkgen.jobs.shards import spec_identity
+        from llkgen.jobs.spool import Journal
 
         Journal.open(j, {**spec_identity(o), "shard": str(other.get("shard", Shard()))}, resume=False).close()
         with pytest.raises(LevelFormatError, match=rf"^{journal}: a journal of another run: .*{differs}"):
@@ -136,7 +136,7 @@ def test_a_run_without_resume_ignores_the_journal(tmp_path):
 
 
 def test_a_failed_resumable_run_keeps_its_journal(tmp_path, monkeypatch):
-    import llkgen.generate as generate
+    import llkgen.generation.generator as generate
     from llkgen.errors import GenerationError
 
     original = generate.generate_level

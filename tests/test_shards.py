@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from llkgen.errors import LevelFormatError
-from llkgen.export import make_pack, merge_shards
-from llkgen.shards import Shard, ShardOptionError, default_shard_path
-from llkgen.spec import parse_spec
+from llkgen.generation.spec import parse_spec
+from llkgen.jobs.make import make_pack, merge_shards
+from llkgen.jobs.shards import Shard, ShardOptionError, default_shard_path
 
 SPEC = """\
 name: tiny

@@ -13,9 +13,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llkgen.board import Rules
 from llkgen.errors import LlkgenError, SpecError
-from llkgen.spec import (
+from llkgen.game.board import Rules
+from llkgen.generation.spec import (
     MetricRange,
     Spec,
     load_spec,

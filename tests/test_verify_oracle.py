@@ -1,11 +1,11 @@
-"""``llkgen.verify.verify`` checked against the exhaustive brute-force solver in tests/oracle.py.
+"""``llkgen.verifier.verify`` checked against the exhaustive brute-force solver in tests/oracle.py.
 
 On thousands of small seeded boards (every gravity, border on and off, walls,
 empties, types with 2, 4 and 6 copies, boards at rest and boards not yet
 settled):
 
 * ``solvable`` must be true (brute finds a clearing order), and its moves must
-  pass ``llkgen.referee.replay`` with ``cleared=True`` *and* the oracle's own
+  pass ``llkgen.game.referee.replay`` with ``cleared=True`` *and* the oracle's own
   replay, each drawn path being a legal polyline on the board of its moment;
 * ``unsolvable`` must be true (brute finds no clearing order);
 * ``unknown`` is allowed at a generous node budget only on under 1% of boards,
@@ -23,10 +23,10 @@ import inspect
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import llkgen.verify as verify_mod
-from llkgen.board import Board, Rules
-from llkgen.referee import replay
-from llkgen.verify import Budget, verify
+import llkgen.verifier as verify_mod
+from llkgen.game.board import Board, Rules
+from llkgen.game.referee import replay
+from llkgen.verifier import Budget, verify
 
 import oracle as O
 from strategies import cases, grid_text, seeded_cases

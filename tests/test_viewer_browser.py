@@ -2,8 +2,8 @@
 
 The viewer's script implements the path rule and gravity on its own. These tests prove it
 agrees with the Python referee: after every click the page's board, drawn path, tile count
-and number of available moves are compared with :func:`llkgen.referee.replay` and
-:func:`llkgen.path.removable_pairs` on the same move list. A fuzz test also compares the
+and number of available moves are compared with :func:`llkgen.game.referee.replay` and
+:func:`llkgen.game.path.removable_pairs` on the same move list. A fuzz test also compares the
 script's rule functions with the Python ones on random boards, under every rule set.
 
 Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (never
@@ -18,14 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.gravity import apply_gravity
-from llkgen.level import Pack, load_pack
-from llkgen.path import find_path, removable_pairs
-from llkgen.referee import replay
+from llkgen.formats.level import Pack
+from llkgen.formats.load import load_pack
+from llkgen.game.board import Board, Rules
+from llkgen.game.gravity import apply_gravity
+from llkgen.game.path import find_path, removable_pairs
+from llkgen.game.referee import replay
 from llkgen.render import palette
 from llkgen.render.html import write_viewer
-from llkgen.verify import Budget, verify
+from llkgen.verifier import Budget, verify
 
 from browser import BROWSER, Viewer, png_pixels
 from demo_pack import make_demo_pack

@@ -17,15 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.generate import generate_level
-from llkgen.level import Level, Pack, load_pack
-from llkgen.path import removable_pairs
-from llkgen.referee import replay
+from llkgen.formats.level import Level, Pack
+from llkgen.formats.load import load_pack
+from llkgen.game.board import Board, Rules
+from llkgen.game.path import removable_pairs
+from llkgen.game.referee import replay
+from llkgen.generation.generator import generate_level
+from llkgen.generation.spec import parse_spec
 from llkgen.render import palette
 from llkgen.render.html import write_viewer
-from llkgen.spec import parse_spec
-from llkgen.verify import Budget, verify
+from llkgen.verifier import Budget, verify
 
 from browser import BROWSER, Viewer
 from demo_pack import make_demo_pack

@@ -5,7 +5,7 @@ pack. Here nothing is hand-made: the shipped gravity and shapes specs and
 configs/viewer-demo.yaml (walls *and* gravity) go through ``llkgen make``, ``llkgen view`` and
 ``llkgen render`` as subprocesses in a temporary directory, and the page is then played by
 clicking every level's stored certified solution, comparing the page's board with
-:func:`llkgen.referee.replay` after every pair. So a change in what the generator writes
+:func:`llkgen.game.referee.replay` after every pair. So a change in what the generator writes
 (key order, metrics, solution format, id scheme, grid sizes) that the viewer cannot take
 shows up here even when the hand-made pack still works.
 
@@ -24,10 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import WALL
-from llkgen.level import Pack, load_pack
-from llkgen.path import find_path, removable_pairs
-from llkgen.referee import replay
+from llkgen.formats.level import Pack
+from llkgen.formats.load import load_pack
+from llkgen.game.board import WALL
+from llkgen.game.path import find_path, removable_pairs
+from llkgen.game.referee import replay
 from llkgen.render import palette
 
 from browser import BROWSER, Viewer, png_pixels

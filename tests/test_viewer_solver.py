@@ -4,11 +4,11 @@ The page claims three things about a board: "dead" (the lock test, or a search t
 every line), "solvable" with a witness, or "undecided". Every claim is checked here:
 
 * every board the page calls dead, by either route, is ``unsolvable`` for
-  :func:`llkgen.verify.verify`; so the lock test never calls a board dead that Python solves;
+  :func:`llkgen.verifier.verify`; so the lock test never calls a board dead that Python solves;
 * every witness the page gives (for a board, or after a move it labels safe) clears the board
-  under :func:`llkgen.referee.replay`;
+  under :func:`llkgen.game.referee.replay`;
 * every move the page labels fatal leads to a board ``verify`` proves unsolvable, and the move
-  lists are Python's :func:`llkgen.path.removable_pairs`, in order;
+  lists are Python's :func:`llkgen.game.path.removable_pairs`, in order;
 * Hint's choice (adviseMove) is never a move the page labelled fatal.
 
 Boards: random small boards under every gravity and border rule (small enough that both sides
@@ -27,14 +27,14 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.board import Board, Rules
-from llkgen.generate import generate_level
-from llkgen.level import load_pack
-from llkgen.path import removable_pairs
-from llkgen.referee import replay
+from llkgen.formats.load import load_pack
+from llkgen.game.board import Board, Rules
+from llkgen.game.path import removable_pairs
+from llkgen.game.referee import replay
+from llkgen.generation.generator import generate_level
+from llkgen.generation.spec import parse_spec
 from llkgen.render.html import write_viewer
-from llkgen.spec import parse_spec
-from llkgen.verify import Budget, verify
+from llkgen.verifier import Budget, verify
 
 from browser import BROWSER
 from demo_pack import make_demo_pack

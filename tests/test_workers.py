@@ -1,4 +1,4 @@
-"""Worker processes never outlive ``llkgen make``, and a stopped run says so (:mod:`llkgen.workers`
+"""Worker processes never outlive ``llkgen make``, and a stopped run says so (:mod:`llkgen.execution.workers`
 and the signal handling in :mod:`llkgen.cli`).
 
 Each test starts a real ``llkgen make --jobs 2`` on a spec whose levels can never be accepted,

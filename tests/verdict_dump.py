@@ -16,11 +16,11 @@ import sys
 
 import numpy as np
 
-import llkgen.grid
-from llkgen.board import Board, Rules
-from llkgen.metrics import random_clear_rate
-from llkgen.playout import Playout, random_playthrough
-from llkgen.verify import Budget, verify
+import llkgen.game.grid
+from llkgen.analysis.metrics import random_clear_rate
+from llkgen.game.board import Board, Rules
+from llkgen.game.playout import Playout, random_playthrough
+from llkgen.verifier import Budget, verify
 
 GRAVITIES = ("none", "down", "up", "left", "right")
 
@@ -76,8 +76,8 @@ def main() -> None:
         rngp = np.random.default_rng(np.random.SeedSequence(i))
         cleared, moves = random_playthrough(Playout(board, rules), rules, rngp)
         print(json.dumps(["playout", i, rules.gravity.value, rate, cleared, moves]))
-    compiled = not llkgen.grid.__file__.endswith(".py")
-    print(f"search core: {'compiled' if compiled else 'pure Python'} ({llkgen.grid.__file__})",
+    compiled = not llkgen.game.grid.__file__.endswith(".py")
+    print(f"search core: {'compiled' if compiled else 'pure Python'} ({llkgen.game.grid.__file__})",
           file=sys.stderr)
 
 

@@ -1,6 +1,6 @@
 /* llkgen viewer: the game rules (path rule and gravity), shared by the page and its solver.
  *
- * They mirror llkgen.path.find_path / removable_pairs and llkgen.gravity.apply_gravity exactly,
+ * They mirror llkgen.game.path.find_path / removable_pairs and llkgen.game.gravity.apply_gravity exactly,
  * including which path is drawn (fewest turns, then shortest, then smallest corner list
  * starting at the first tile); tests/test_viewer_browser.py checks this against the Python
  * referee after every click and on random boards, so change both or neither.
@@ -95,7 +95,7 @@
     return p[0] >= 0 && p[0] < g.length && p[1] >= 0 && p[1] < g[0].length;
   }
 
-  /** Path between two tiles of the same type, or null (mirrors llkgen.path.find_path). */
+  /** Path between two tiles of the same type, or null (mirrors llkgen.game.path.find_path). */
   function findPath(g, rules, a, b) {
     if (!inBoard(g, a) || !inBoard(g, b)) return null;
     var va = g[a[0]][a[1]], vb = g[b[0]][b[1]];
@@ -128,7 +128,7 @@
   }
 
   /** Tiles slide towards `gravity`; walls split each row/column into runs that compact on
-   *  their own, keeping order (mirrors llkgen.gravity.apply_gravity). Returns a new grid. */
+   *  their own, keeping order (mirrors llkgen.game.gravity.apply_gravity). Returns a new grid. */
   function applyGravity(g, gravity) {
     var out = g.map(function (row) { return row.slice(); });
     if (gravity === "none") return out;

@@ -2,7 +2,7 @@
  * page can prove fatal and a dead board is flagged.
  *
  * Three verdicts, never confused (as in llkgen.verify): "solvable" comes with a witness (a
- * clearing order, replayable by llkgen.referee.replay), "dead" only with a complete proof
+ * clearing order, replayable by llkgen.game.referee.replay), "dead" only with a complete proof
  * (the lock test, or a search that explored every line within its budget), and "undecided"
  * when the budget ran out first. tests/test_viewer_solver.py holds every verdict to the Python
  * verifier on random and generated boards.
@@ -36,7 +36,7 @@
   }
 
   /** The lock test (gravity "none" only): the tiles that can never be removed, in row-major
-   *  order. A port of the idea of llkgen/verify/lock.py, simpler and weaker but as sound.
+   *  order. A port of the idea of llkgen/verifier/lock.py, simpler and weaker but as sound.
    *
    *  Relaxation: delete any tile that has a legal path (at most two turns, through empty
    *  cells and cells of tiles already deleted) to the cell of another tile of its type,
@@ -221,7 +221,7 @@
    *    {status: "dead", reason, locked}  no clearing order exists: every move is fatal (or
    *       there is none, or the lock test proves it);
    *    {status: "undecided", reason}  never returned while a legal move exists that is not
-   *       proven fatal (kept for symmetry with llkgen.advice's Hint);
+   *       proven fatal (kept for symmetry with llkgen.analysis.advice's Hint);
    *    {status: "cleared"}  no tile left.
    *  First one search from the board itself (``opts.budget``; or ``opts.result``, that
    *  search's result when the page already ran it): its witness's first move is safe. When

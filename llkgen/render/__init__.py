@@ -2,7 +2,7 @@
 curve (:mod:`llkgen.render.curve`) and a self-contained HTML pack viewer that plays the levels
 in a browser (:mod:`llkgen.render.html`).
 
-Both take the library's :class:`~llkgen.level.Level` / :class:`~llkgen.level.Pack` objects and
+Both take the library's :class:`~llkgen.formats.level.Level` / :class:`~llkgen.formats.level.Pack` objects and
 share one palette (:mod:`llkgen.render.palette`), so a tile looks the same everywhere.
 """
 

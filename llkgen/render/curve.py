@@ -229,7 +229,7 @@ def difficulty_curve_svg(levels_metrics: Sequence[Mapping | None], *, overlays: 
 
 
 def pack_metrics(levels: Sequence) -> list[Mapping | None]:
-    """The ``metrics`` object of each level (a :class:`~llkgen.level.Level` or a level JSON
+    """The ``metrics`` object of each level (a :class:`~llkgen.formats.level.Level` or a level JSON
     object), None where a level has none: the argument :func:`difficulty_curve_svg` takes."""
     out: list[Mapping | None] = []
     for lv in levels:

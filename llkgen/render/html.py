@@ -6,10 +6,10 @@ of ``default-src 'none'`` makes the browser refuse any network request, so the f
 offline and cannot leak anything. The output is a pure function of the pack.
 
 The scripts implement the path rule and gravity themselves (``rules.js``);
-``tests/test_viewer_browser.py`` proves they agree with :func:`llkgen.referee.replay` by
+``tests/test_viewer_browser.py`` proves they agree with :func:`llkgen.game.referee.replay` by
 comparing boards after every click. What the page claims about a board it proves itself
 (``solver.js``: the lock test and a bounded search), and ``tests/test_viewer_solver.py`` holds
-those claims to :func:`llkgen.verify.verify`. The difficulty curve above the list is drawn here,
+those claims to :func:`llkgen.verifier.verify`. The difficulty curve above the list is drawn here,
 in Python (:mod:`llkgen.render.curve`), so the README can use the same picture.
 """
 
@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from llkgen.files import write_text_atomic
-from llkgen.level import Pack, pack_from_json, pack_to_json
+from llkgen.formats.level import Pack, pack_from_json, pack_to_json
 from llkgen.render.curve import METRICS, difficulty_curve_svg, metric_value, pack_metrics
 from llkgen.render.palette import palette_json
 from llkgen.text import json_dumps, xml_text

@@ -4,7 +4,7 @@ The output is a pure function of the level: integer coordinates only, fixed elem
 timestamps, so rendering the same level twice gives byte-identical files that diff cleanly
 in version control.
 
-With ``solution=True`` the stored ``solution`` is replayed through :func:`llkgen.referee.replay`,
+With ``solution=True`` the stored ``solution`` is replayed through :func:`llkgen.game.referee.replay`,
 one move at a time, so every drawn path is the referee's path (fewest turns, then shortest,
 then smallest corners) and a bad stored solution shows up as a red note at the failing step
 instead of a plausible-looking picture.
@@ -19,11 +19,11 @@ from html import escape
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from llkgen.board import WALL, Board, Cell, Rules
 from llkgen.files import prepare_dir, write_text_atomic
-from llkgen.gravity import compact, flat_lines
-from llkgen.level import Level
-from llkgen.referee import replay
+from llkgen.formats.level import Level
+from llkgen.game.board import WALL, Board, Cell, Rules
+from llkgen.game.gravity import compact, flat_lines
+from llkgen.game.referee import replay
 from llkgen.render import palette as pal
 from llkgen.text import xml_text
 

@@ -1,0 +1,462 @@
+"""Advice for a game in progress: which moves lose, a hint that never does, and a reshuffle
+that can be cleared.
+
+Every answer is a value with its evidence, like a :class:`~llkgen.verifier.Verdict`:
+
+* a move is ``safe`` only with a witness -- a removal order that clears the board after the
+  move, replayed by :func:`llkgen.game.referee.replay`;
+* ``fatal`` only with a sound proof that the board after the move can never be cleared (the
+  verifier's lock test or complete search, or a proof that the board is already dead);
+* otherwise ``unknown``, naming the budget that ran out.
+
+What makes labelling every move cheap (:class:`Labeller`):
+
+* If the board itself is proven unsolvable, every move is fatal: a move that left a
+  clearable board would make the board before it clearable too.
+* The first move of any witness is safe, with the rest of the witness as its certificate.
+* Without gravity, *every* pair of a witness that is removable right now is safe: play it
+  first and then the rest in their order. A move only empties cells, and emptier cells can
+  only open paths, so each later move still has the path it had.
+* A move proved safe adds its own witness (the move, then the witness after it), whose
+  removable pairs are safe in turn; so on boards without gravity most safe moves cost no
+  search at all. The rest are decided one by one by :func:`llkgen.verifier.verify` on the board
+  after the move (whose lock test catches most fatal moves at once).
+
+``budget`` is the budget of *each* verification, so a whole classification costs at most
+``(moves + 1) x budget.nodes`` search nodes, and node budgets keep it deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from llkgen.errors import LlkgenError
+from llkgen.game.board import EMPTY, Board, Cell, Rules
+from llkgen.game.construct import play_forward
+from llkgen.game.gravity import apply_gravity
+from llkgen.game.path import Move, removable_pairs
+from llkgen.game.referee import Table, play, replay
+from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, Verdict, WitnessRejected, verify
+
+__all__ = ["SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
+           "classify_moves", "hint", "reshuffle", "ADVICE_BUDGET"]
+
+SAFE = "safe"
+FATAL = "fatal"
+UNDECIDED = "unknown"
+
+#: The default budget of each verification behind a label: a few milliseconds on most boards.
+ADVICE_BUDGET = Budget(nodes=20_000)
+
+#: Candidate arrangements :func:`reshuffle` builds before it gives up.
+RESHUFFLE_ATTEMPTS = 32
+
+Order = list[tuple[Cell, Cell]]
+
+
+class ReshuffleError(LlkgenError):
+    """No certified arrangement was found. ``exit_code`` follows ``llkgen solve``: 3 when it is
+    proven that no arrangement can be cleared, 4 when the attempts ran out."""
+
+    def __init__(self, message: str, proven: bool):
+        super().__init__(message)
+        self.proven = proven
+        self.exit_code = 3 if proven else 4
+
+
+# -- values -----------------------------------------------------------------------------------
+def _order_json(moves: list[Move]) -> list:
+    return [[list(m.a), list(m.b)] for m in moves]
+
+
+@dataclass(frozen=True)
+class MoveLabel:
+    """One removable pair and what playing it does: ``label`` is :data:`SAFE` (``witness``
+    clears the board after it, replayed), :data:`FATAL` (``proof`` shows the board after it
+    can never be cleared) or :data:`UNDECIDED` (``proof`` names the budget that ran out)."""
+
+    move: Move
+    label: str
+    witness: list[Move]
+    proof: dict | None
+    reason: str
+
+    def to_json(self) -> dict:
+        out = {**self.move.to_json(), "label": self.label, "reason": self.reason}
+        if self.label == SAFE:
+            out["witness"] = _order_json(self.witness)
+        if self.proof is not None:
+            out["proof"] = self.proof
+        return out
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What :func:`hint` found. ``status`` is ``move`` (``move`` is safe: ``witness`` clears the
+    board after it, replayed), ``dead`` (``proof`` shows the board can never be cleared),
+    ``undecided`` (``proof`` names the budget that ran out) or ``cleared`` (no tile left)."""
+
+    status: str
+    move: Move | None
+    witness: list[Move]
+    proof: dict | None
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "move": None if self.move is None else self.move.to_json(),
+                "witness": _order_json(self.witness), "proof": self.proof, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Reshuffled:
+    """A rearrangement of a board's tiles and its replayed witness. ``attempts`` counts the
+    candidate arrangements built, this one included."""
+
+    board: Board
+    witness: list[Move]
+    attempts: int
+    seed: int
+
+    def to_json(self) -> dict:
+        return {"grid": self.board.grid(), "seed": self.seed, "attempts": self.attempts,
+                "solution": _order_json(self.witness)}
+
+
+# -- labelling --------------------------------------------------------------------------------
+@dataclass
+class RawLabel:
+    """A label before its witness is replayed: ``order`` clears the board after the move."""
+
+    label: str
+    order: Order | None
+    proof: dict | None
+    reason: str
+
+
+def _pairs(order: list[Move]) -> Order:
+    return [(m.a, m.b) for m in order]
+
+
+class Labeller:
+    """Labels the removable pairs of one board, using the shortcuts in the module docstring.
+    ``known`` is a removal order already proven to clear the board (or ``None``), ``dead`` the
+    proof that the board cannot be cleared (or ``None``); ``extra`` more witnesses, used like
+    ``known``. ``verifications`` counts the :func:`verify` calls made, for the benchmark;
+    ``found`` holds the witnesses for the board that labelling found (each a safe move, then
+    the witness after it)."""
+
+    def __init__(self, board: Board, rules: Rules, budget: Budget):
+        self.board, self.rules, self.budget = board, rules, budget
+        self.verifications = 0
+        self.found: list[Order] = []
+
+    def label(self, moves: list[Move], known: Order | None = None,
+              dead: Verdict | None = None, extra: Sequence[Order] = ()) -> list[RawLabel]:
+        out: list[RawLabel | None] = [None] * len(moves)
+        if dead is not None:
+            proof = {"argument": "board-unsolvable", "board": dead.proof}
+            reason = f"the board is already unsolvable, so no move can save it: {dead.reason}"
+            return [RawLabel(FATAL, None, proof, reason) for _ in moves]
+        index = {(m.a, m.b): i for i, m in enumerate(moves)}
+        for order in ([known] if known is not None else []) + list(extra):
+            self._credit(order, index, out)
+        for i, m in enumerate(moves):
+            if out[i] is not None:
+                continue
+            after = play(self.board, self.rules, m.a, m.b)
+            repaired = self._repair(after, m, [known, *extra] if known is not None else list(extra))
+            if repaired is not None:
+                out[i] = _safe(repaired, "a witness with this pair's tiles re-partnered clears the board after it")
+                found = [(m.a, m.b), *repaired]
+                self.found.append(found)
+                self._credit(found, index, out)
+                continue
+            self.verifications += 1
+            v = verify(after, self.rules, self.budget)
+            if v.status == SOLVABLE:
+                out[i] = _safe(_pairs(v.moves), "the witness clears the board after this move")
+                found = [(m.a, m.b), *_pairs(v.moves)]
+                self.found.append(found)
+                self._credit(found, index, out)
+            elif v.status == UNSOLVABLE:
+                out[i] = RawLabel(FATAL, None, v.proof, f"after this move: {v.reason}")
+            else:
+                out[i] = RawLabel(UNDECIDED, None, v.proof, f"after this move: {v.reason}")
+        return [x for x in out if x is not None]
+
+    def _repair(self, after: Board, m: Move, witnesses: Sequence[Order]) -> Order | None:
+        """Without gravity, a removal order for ``after`` made from a known witness that pairs
+        ``m``'s two tiles with other partners ``x`` and ``y``: the witness's pairs, with those
+        two replaced by ``(x, y)`` (:func:`repartnered`), played greedily through the referee's
+        own move check (:func:`greedy_order`). On full boards most safe moves that
+        no witness contains are such swaps of partners, and this costs a replay or two
+        instead of a search. (A failed repair is *not* handed to the search as a hint: on
+        10x16 boards that made it follow the wrong prefix for seconds, where without a hint
+        it took 40 ms.)"""
+        if self.rules.gravity != "none":
+            return None
+        for order in witnesses:
+            candidate = greedy_order(after, self.rules, repartnered(order, m.a, m.b)[0])
+            if candidate is not None:
+                return candidate
+        return None
+
+    def _credit(self, order: Order, index: dict, out: list) -> None:
+        """Mark safe the pairs of ``order`` (a witness for the board) that can go first."""
+        spots = range(len(order)) if self.rules.gravity == "none" else range(min(1, len(order)))
+        for k in spots:
+            a, b = order[k]
+            i = index.get((a, b) if a < b else (b, a))
+            if i is not None and out[i] is None:
+                out[i] = _safe(order[:k] + order[k + 1:],
+                               "this pair belongs to a witness and can be played first" if k else
+                               "the witness starts with this move")
+
+
+def repartnered(order: Order, a: Cell, b: Cell) -> tuple[Order, bool]:
+    """The pairs of ``order`` (a witness) once the tiles ``a`` and ``b`` are removed together:
+    ``(order without (a, b), False)`` if it pairs them already; otherwise the two pairs
+    holding them, ``(a, x)`` and ``(b, y)``, give way to ``(x, y)``, placed where the later of
+    them stood, and the flag is True (the pairs then need a new order: :func:`greedy_order`)."""
+    spots = [k for k, (p, q) in enumerate(order) if p in (a, b) or q in (a, b)]
+    if len(spots) == 1:
+        return order[:spots[0]] + order[spots[0] + 1:], False
+    (p1, q1), (p2, q2) = order[spots[0]], order[spots[1]]
+    x = q1 if p1 in (a, b) else p1
+    y = q2 if p2 in (a, b) else p2
+    pairs = [p for k, p in enumerate(order) if k not in spots]
+    pairs.insert(spots[1] - 1, (x, y))
+    return pairs, True
+
+
+def greedy_order(board: Board, rules: Rules, pairs: Order, rematch: bool = True) -> Order | None:
+    """Without gravity, a removal order that clears ``board``, found greedily from the tile
+    pairs ``pairs``; ``None`` if this finds none (which proves nothing when ``rematch``).
+
+    It sweeps ``pairs`` in their order, removing every pair that the referee's own move check
+    (:class:`llkgen.game.referee.Table`) accepts, until none is left
+    or a sweep removes nothing. For a fixed set of pairs that is complete: a removal only
+    empties cells, so a pair that links stays linkable, and removing it early never stops
+    another; if any order of these pairs clears the board, the sweeps do. When the sweeps are
+    stuck and ``rematch`` is set, the stuck pairs are hopeless as they are, so it re-pairs
+    the stuck tiles of one type -- the first other matching in which some new pair links now
+    -- and sweeps on; it gives up when no re-pairing helps."""
+    table = Table(board, rules)
+    order: Order = []
+    pending = list(pairs)
+    while pending:
+        stuck = []
+        for p in pending:
+            if table.check(p)[0] is not None:
+                table.play(*p)
+                order.append(p)
+            else:
+                stuck.append(p)
+        if len(stuck) == len(pending):
+            if not rematch:
+                return None
+            swapped = _rematch(table, stuck)
+            if swapped is None:
+                return None
+            stuck = swapped
+        pending = stuck
+    return order
+
+
+def _rematch(table: Table, stuck: Order) -> Order | None:
+    """``stuck`` with the pairs of one type re-paired so that some new pair links now, or
+    ``None``. Types are tried in order of first appearance; within a type, every other
+    perfect matching of its stuck tiles of up to three pairs."""
+    by_type: dict[int, list[int]] = {}
+    for k, (a, _) in enumerate(stuck):
+        by_type.setdefault(table.g[table.pos(a)], []).append(k)
+    for spots in by_type.values():
+        if not 2 <= len(spots) <= 3:
+            continue
+        tiles = [c for k in spots for c in stuck[k]]
+        for matching in _matchings(tiles):
+            if set(map(frozenset, matching)) == {frozenset(stuck[k]) for k in spots}:
+                continue
+            if any(table.check(p)[0] is not None for p in matching):
+                rest = [p for k, p in enumerate(stuck) if k not in spots]
+                return list(matching) + rest
+    return None
+
+
+def _matchings(tiles: list[Cell]) -> list[list[tuple[Cell, Cell]]]:
+    """Every perfect matching of ``tiles`` (an even number of cells)."""
+    if not tiles:
+        return [[]]
+    first, rest = tiles[0], tiles[1:]
+    out = []
+    for i, other in enumerate(rest):
+        for tail in _matchings(rest[:i] + rest[i + 1:]):
+            out.append([(first, other), *tail])
+    return out
+
+
+def _safe(order: Order, reason: str) -> RawLabel:
+    return RawLabel(SAFE, order, None, reason)
+
+
+def _replayed(board: Board, rules: Rules, order: Order) -> list[Move]:
+    """``order`` as moves with paths, once the referee has accepted it on ``board``."""
+    result = replay(board, rules, order)
+    if not (result.ok and result.cleared):
+        raise WitnessRejected(f"internal error: a safe move's witness was refused: {result.describe()}")
+    return [Move(a, b, path) for (a, b), path in zip(order, result.paths)]
+
+
+def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET) -> list[MoveLabel]:
+    """Label every pair removable on ``board`` right now, in :func:`removable_pairs` order:
+    ``safe`` with a replayed witness for the board after it, ``fatal`` with a sound proof, or
+    ``unknown``. ``budget`` bounds each verification. Arguments are trusted: programs call
+    :func:`llkgen.api.classify_moves`, which checks them."""
+    moves = removable_pairs(board, rules)
+    if not moves:
+        return []
+    root = verify(board, rules, budget)
+    labeller = Labeller(board, rules, budget)
+    raw = labeller.label(moves, _pairs(root.moves) if root.status == SOLVABLE else None,
+                         root if root.status == UNSOLVABLE else None)
+    out = []
+    for m, r in zip(moves, raw):
+        witness = _replayed(play(board, rules, m.a, m.b), rules, r.order) if r.order is not None else []
+        out.append(MoveLabel(m, r.label, witness, r.proof, r.reason))
+    return out
+
+
+# -- hints ------------------------------------------------------------------------------------
+def _turns(m: Move) -> int:
+    return len(m.path) - 2
+
+
+def _length(m: Move) -> int:
+    return sum(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p, q in zip(m.path, m.path[1:]))
+
+
+def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET) -> Hint:
+    """A move after which ``board`` can still be cleared, with the replayed witness for the
+    board after it; or ``dead`` with the proof that nothing can clear it; or ``undecided``.
+
+    The move comes from one verification. Without gravity every pair of the witness that is
+    removable now is safe (see the module docstring), and the hint is the one a player spots
+    most easily: the fewest turns, then the shortest line. Under gravity it is the witness's
+    first move. Arguments are trusted: programs call :func:`llkgen.api.hint`, which checks them."""
+    if board.is_cleared():
+        return Hint("cleared", None, [], None, "the board has no tiles")
+    v = verify(board, rules, budget)
+    if v.status == UNSOLVABLE:
+        return Hint("dead", None, [], v.proof, f"no move can clear the board: {v.reason}")
+    if v.status != SOLVABLE:
+        return Hint("undecided", None, [], v.proof, v.reason)
+    order = _pairs(v.moves)
+    now = {(m.a, m.b): m for m in removable_pairs(board, rules)}
+    spots = range(len(order)) if rules.gravity == "none" else range(1)
+    ready = [(k, now[(a, b) if a < b else (b, a)]) for k in spots for a, b in [order[k]]
+             if ((a, b) if a < b else (b, a)) in now]
+    k, move = min(ready, key=lambda km: (_turns(km[1]), _length(km[1]), km[0]))
+    witness = _replayed(play(board, rules, move.a, move.b), rules, order[:k] + order[k + 1:])
+    return Hint("move", move, witness, None,
+                f"after this move the board can still be cleared ({len(witness)} more moves)")
+
+
+# -- reshuffles -------------------------------------------------------------------------------
+def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE_BUDGET,
+              attempts: int = RESHUFFLE_ATTEMPTS) -> Reshuffled:
+    """The tiles on ``board`` rearranged over the cells they occupy -- walls, empty cells and
+    type counts kept -- into a board certified solvable, with its replayed witness. The same
+    ``(board, rules, seed, budget)`` always gives the same result. Under gravity the board is
+    settled first, so the result is settled too.
+
+    Candidates are built by forward play (:func:`llkgen.game.construct.play_forward`), so they are
+    clearable by construction, and then certified by :func:`verify` like any level. When the
+    forward play gets stuck, the question is settled exactly on the *one-type board*: the same
+    cells, every tile of one type. Whether two cells link depends only on which cells are
+    occupied, so a removal order that clears some arrangement clears the one-type board too;
+    and a removal order that clears the one-type board clears the arrangement that gives its
+    pairs the types, any types, two tiles at a time. So if the verifier proves the one-type
+    board unsolvable, no arrangement can be cleared: :class:`ReshuffleError` with exit code 3.
+    If it clears it, its pairs get the board's types in a seeded random order. After
+    ``attempts`` candidates: :class:`ReshuffleError` with exit code 4. Arguments are trusted:
+    programs call :func:`llkgen.api.reshuffle`, which checks them."""
+    start = apply_gravity(board, rules.gravity)
+    if start.is_cleared():
+        return Reshuffled(start, [], 0, seed)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    stuck = unknown = 0
+    one_type: Verdict | None = None
+    for attempt in range(1, attempts + 1):
+        built = play_forward(_dealt(start, rng), rules, rng)
+        if built is None:
+            stuck += 1
+            if one_type is not None:
+                continue
+            one_type = verify(_one_type(start), rules, budget)
+            if one_type.status == UNSOLVABLE:
+                raise ReshuffleError(
+                    f"no arrangement of the {start.tile_count} tiles left can be cleared: even with every tile "
+                    f"of one type, {one_type.reason}", proven=True)
+            if one_type.status != SOLVABLE:
+                continue
+            built = _typed(start, rules.gravity, _pairs(one_type.moves), rng)
+        candidate, order = built
+        v = verify(candidate, rules, budget, hint=order)
+        if v.status == SOLVABLE:
+            return Reshuffled(candidate, v.moves, attempt, seed)
+        if v.status == UNSOLVABLE:
+            raise WitnessRejected(f"internal error: the verifier calls a constructed board unsolvable: {v.reason}")
+        unknown += 1
+    raise ReshuffleError(f"no arrangement was certified in {attempts} attempts ({stuck} got stuck while "
+                         f"being built, {unknown} were left unknown by the verifier); try another seed "
+                         "or a bigger budget", proven=False)
+
+
+def _dealt(board: Board, rng) -> Board:
+    """``board``'s tiles dealt at random over the cells they occupy. Forward play needs a
+    fresh deal to start from: every pair it removes is one type, and it writes that type back,
+    so from the player's own board it gives that board back whenever it clears it unstuck."""
+    cells = list(board.cells)
+    spots = [i for i, v in enumerate(cells) if v > 0]
+    tiles = [cells[i] for i in spots]
+    for i, k in zip(spots, rng.permutation(len(tiles))):
+        cells[i] = tiles[int(k)]
+    return Board(board.rows, board.cols, tuple(cells))
+
+
+def _one_type(board: Board) -> Board:
+    """``board`` with every tile of type 1: the same occupancy, so the same links."""
+    return Board(board.rows, board.cols, tuple(1 if v > 0 else v for v in board.cells))
+
+
+def _typed(start: Board, gravity: str, order: Order, rng) -> tuple[Board, Order]:
+    """``start``'s tiles dealt onto the pairs of ``order`` (a removal order that clears the
+    one-type board of ``start``) in a random order, each pair's two cells getting one type.
+    Under gravity the pairs' cells are where their tiles *started*: the order is replayed on
+    occupancy, following each tile."""
+    counts: dict[int, int] = {}
+    for v in start.cells:
+        if v > 0:
+            counts[v] = counts.get(v, 0) + 1
+    pair_types = [t for t in sorted(counts) for _ in range(counts[t] // 2)]
+    shuffled = [pair_types[int(k)] for k in rng.permutation(len(pair_types))]
+    origins = _origins(start, gravity, order)
+    cells = [EMPTY if v > 0 else v for v in start.cells]
+    for (a, b), t in zip(origins, shuffled):
+        cells[a] = cells[b] = t
+    return Board(start.rows, start.cols, tuple(cells)), order
+
+
+def _origins(start: Board, gravity: str, order: Order) -> list[tuple[int, int]]:
+    """For each move of ``order`` on ``start``, the row-major cells where its two tiles
+    started. Each tile carries its starting cell as its value, so gravity carries it along."""
+    ids = Board(start.rows, start.cols,
+                tuple(i + 1 if v > 0 else v for i, v in enumerate(start.cells)))
+    out = []
+    for a, b in order:
+        out.append((ids[a] - 1, ids[b] - 1))
+        ids = apply_gravity(ids.set_cells({a: EMPTY, b: EMPTY}), gravity)
+    return out

@@ -1,0 +1,69 @@
+"""Difficulty metrics, computed for every generated level.
+
+* ``initial_moves``: the number of pairs removable on the starting board
+  (``len(removable_pairs(board, rules))``).
+* ``random_clear_rate``: the fraction of ``n`` random playthroughs that clear the board, each
+  choosing uniformly among the pairs removable at every step. Playthrough ``k`` draws from
+  ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(k,)))``, so the value is a pure
+  function of ``(board, rules, n, seed)`` -- the same on every machine and in every worker
+  process -- and raising ``n`` keeps the first playthroughs unchanged.
+* ``verify_nodes``: the search nodes the verifier spent (``verdict.stats["nodes"]``); a count,
+  not a time, so it is deterministic. It measures the certifying search, which the
+  construction order guides on constructive levels, so it says little about how hard a level
+  plays; the exact metrics and the ``difficulty`` score are in :mod:`llkgen.analysis.grading`.
+
+Lower ``initial_moves`` and ``random_clear_rate`` mean harder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from llkgen.game.board import Board, Rules
+from llkgen.game.playout import Playout, random_playthrough
+from llkgen.verifier import Verdict
+
+
+def initial_moves(board: Board, rules: Rules) -> int:
+    """Pairs removable right now; equals ``len(removable_pairs(board, rules))``."""
+    return len(Playout(board, rules).links)
+
+
+def random_clear_rate(board: Board, rules: Rules, playthroughs: int = 32, seed: int = 0) -> float:
+    """Fraction of ``playthroughs`` seeded uniform-random playthroughs that clear the board."""
+    rate = clear_rate_within(board, rules, playthroughs, seed)
+    assert rate is not None
+    return rate
+
+
+def clear_rate_within(board: Board, rules: Rules, playthroughs: int = 32, seed: int = 0,
+                      low: float | None = None, high: float | None = None) -> float | None:
+    """:func:`random_clear_rate` if it lies in ``[low, high]`` (``None``: unbounded), else
+    ``None`` -- returned as soon as the playthroughs so far settle that the rate is outside,
+    which is what makes difficulty filtering cheap. Never returns an estimate: a number
+    returned is the exact rate over all ``playthroughs``."""
+    if type(playthroughs) is not int or playthroughs < 1:
+        raise ValueError(f"playthroughs: expected an integer >= 1, found {playthroughs!r}")
+    if board.tile_count == 0:
+        cleared, n = playthroughs, playthroughs
+    else:
+        template = Playout(board, rules)
+        cleared = 0
+        for k in range(playthroughs):
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+            cleared += random_playthrough(template, rules, rng, record=False)[0]
+            left = playthroughs - k - 1
+            if (high is not None and cleared / playthroughs > high) or (
+                low is not None and (cleared + left) / playthroughs < low
+            ):
+                return None
+        n = playthroughs
+    rate = cleared / n
+    if (low is not None and rate < low) or (high is not None and rate > high):
+        return None
+    return rate
+
+
+def verify_nodes(verdict: Verdict) -> int:
+    """The verifier's effort on a board: search nodes, a deterministic count."""
+    return int(verdict.stats.get("nodes", 0))

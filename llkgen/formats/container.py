@@ -1,0 +1,230 @@
+"""What the two pack-directory layouts share: the index's parsed form (:class:`PackIndex`),
+the error naming one file of a directory, the sniff that tells a pack directory from any other,
+and the atomic swap that puts a complete directory in place.
+
+A layout (:mod:`llkgen.formats.packdir`, :mod:`llkgen.formats.packfiles`) is a
+:class:`PackLayout`: it parses its own ``index.json`` and reads and writes its own part files.
+:mod:`llkgen.formats.load` keeps the table of layouts by ``format`` and is the only reader
+that dispatches on it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol
+
+from llkgen.errors import LevelFormatError, OutputError
+from llkgen.files import current_umask
+from llkgen.formats.level import PACK_FORMAT, Level, read_json
+
+#: The format of a JSON-lines pack directory (:mod:`llkgen.formats.packdir`).
+PACKDIR_FORMAT = "llkgen.packdir/1"
+#: The ``files`` layout: a directory of level files and an index (:mod:`llkgen.formats.packfiles`).
+PACK_FILES_FORMAT = "llkgen.pack-files/1"
+#: The formats of a pack directory's index.json that llkgen reads, and may replace on writing.
+DIR_FORMATS = (PACKDIR_FORMAT, PACK_FILES_FORMAT)
+#: A pack directory's index file, and the most levels one part file holds.
+PACK_INDEX = "index.json"
+
+class PackFileError(LevelFormatError):
+    """A problem in one file of a pack directory: ``where`` is the file, or ``file:line`` for a
+    line of a part, and ``reason`` says what was expected and found."""
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+@dataclass(frozen=True)
+class PackPart:
+    """One part file of a pack directory: its file name, how many levels it holds, and the
+    0-based index in the pack of its first level."""
+
+    path: str
+    count: int
+    first: int
+
+@dataclass(frozen=True)
+class PackIndex:
+    """A validated ``index.json``: ``extra`` holds every other top-level key of the pack
+    (``generator``, ``seed``, ...), ``ids`` one entry per level (``None`` for no id).
+    ``format`` says how the parts are read: JSON-lines parts, or one level file each."""
+
+    name: str
+    count: int
+    parts: list[PackPart]
+    ids: list[str | None]
+    extra: dict = field(default_factory=dict)
+    format: str = PACKDIR_FORMAT
+
+
+class PackLayout(Protocol):
+    """One way of laying a pack out as a directory. ``format`` is its index's ``format``."""
+
+    format: str
+
+    def index_from_json(self, obj: object) -> PackIndex:
+        """Validate a decoded ``index.json`` of this layout; raises :class:`LevelFormatError`."""
+        ...
+
+    def read_part(self, file: Path, part: PackPart, ids: list[str | None]) -> Iterator[tuple[int, Level]]:
+        """``(index in the pack, level)`` for every level of one part, checked against the
+        index's ``ids``; raises :class:`PackFileError` naming the file (and line)."""
+        ...
+
+    def write(self, path: str | os.PathLike, header: dict, levels: Iterable[Level | dict]) -> Path:
+        """Write a pack directory of this layout atomically (:func:`write_dir_atomic`)."""
+        ...
+
+
+def is_pack_dir(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a directory meant as a pack directory: it holds ``index.json`` or a
+    ``levels-*.jsonl`` part (a directory of parts without its index is a broken pack, and is
+    reported as one rather than ignored)."""
+    p = Path(path)
+    if not p.is_dir():
+        return False
+    if (p / PACK_INDEX).exists():
+        return True
+    try:
+        return any(e.name.startswith("levels-") and e.name.endswith(".jsonl") for e in os.scandir(p))
+    except OSError:
+        return False
+
+
+def open_part(file: Path) -> int:
+    """A descriptor for a part file, which must be a regular file: a FIFO or a device in a pack
+    directory is refused at once instead of blocking or reading forever."""
+    where = str(file)
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise PackFileError(where, f"no such file, but {PACK_INDEX} lists it") from None
+    except OSError as e:
+        raise PackFileError(where, f"cannot read: {e.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise PackFileError(where, f"not a regular file, expected a part of {PACK_INDEX}")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd
+
+
+def check_pack_dir_target(path: str | os.PathLike) -> Path:
+    """Raise :class:`OutputError` now if :func:`write_pack_dir` would refuse ``path``: it may
+    be missing, an empty directory, or a pack directory (which is replaced); anything else (a
+    file, a directory of other things) is never replaced. Writes nothing."""
+    p = Path(path)
+    if p.is_symlink() or (p.exists() and not p.is_dir()):
+        raise OutputError(f"{p}: cannot write: exists and is not a directory, expected a pack directory")
+    if p.is_dir():
+        try:
+            entries = os.listdir(p)
+        except OSError as e:
+            raise OutputError(f"{p}: cannot write: {(e.strerror or str(e)).lower()}") from None
+        if entries and not _has_packdir_index(p):
+            raise OutputError(f"{p}: cannot write: a directory that is not a pack directory (no {PACK_INDEX} "
+                              f"with format {PACKDIR_FORMAT!r} or {PACK_FILES_FORMAT!r}); it is never replaced")
+    return p
+
+
+def _has_packdir_index(p: Path) -> bool:
+    try:
+        obj = read_json(p / PACK_INDEX)
+    except LevelFormatError:
+        return False
+    return isinstance(obj, dict) and obj.get("format") in DIR_FORMATS
+
+
+def _fsync_dir(p: Path) -> None:
+    try:
+        fd = os.open(p, os.O_RDONLY)
+    except OSError:
+        return  # not possible on every system; the files themselves are synced
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def check_header(header: dict, reserved: tuple[str, ...]) -> None:
+    """Raise ``ValueError`` unless ``header`` is a pack's top-level keys as a directory writer
+    takes them: a string ``name``, no ``format`` but ``llkgen.pack/1`` or a directory format,
+    and none of the ``reserved`` keys the writer fills in itself."""
+    if not isinstance(header, dict) or not isinstance(header.get("name"), str):
+        raise ValueError("header: expected a dict with a string 'name'")
+    if header.get("format", PACK_FORMAT) not in (PACK_FORMAT, *DIR_FORMATS):
+        raise ValueError(f"header.format: expected {PACK_FORMAT!r} or none, found {header['format']!r}")
+    clash = sorted(set(header) & set(reserved))
+    if clash:
+        raise ValueError(f"header: {', '.join(clash)} are written by the directory writer, not given")
+
+
+def write_synced(file: Path, text: str) -> None:
+    """Write ``text`` as UTF-8 to a new ``file`` and fsync it (inside a directory that
+    :func:`write_dir_atomic` has yet to rename into place)."""
+    with open(file, "wb") as f:
+        f.write(text.encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_dir_atomic(path: str | os.PathLike, fill: Callable[[Path], None]) -> Path:
+    """Build a directory with ``fill(tmp)``, which writes its files (no subdirectories) into
+    the empty directory ``tmp``, and put it at ``path``; returns the path.
+
+    Atomic: ``tmp`` is a temporary directory beside ``path``, renamed into place only once
+    ``fill`` returns. An existing pack directory at ``path`` is moved aside, the new one renamed
+    in, and only then the old one removed; a failed or interrupted write leaves it untouched
+    (and removes the temporary directory). Anything at ``path`` other than a pack directory
+    (either format) or an empty directory is never replaced (:func:`check_pack_dir_target`).
+    Raises :class:`OutputError` when the directory cannot be written."""
+    target = check_pack_dir_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".llkgen-", suffix=".tmp", dir=target.parent))
+    except OSError as e:
+        raise OutputError(f"{target}: cannot write: {(e.strerror or str(e)).lower()}") from None
+    try:
+        fill(tmp)
+        mode = 0o666 & ~current_umask()
+        for name in os.listdir(tmp):
+            os.chmod(tmp / name, mode)
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; give the usual permissions
+        _fsync_dir(tmp)
+        _swap_in(tmp, target)
+    except BaseException as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise OutputError(f"{target}: cannot write: {(e.strerror or str(e)).lower()}") from None
+        raise
+    return target
+
+
+def _swap_in(new: Path, target: Path) -> None:
+    """Rename the complete directory ``new`` to ``target``. An existing ``target`` is renamed
+    aside first and removed only after ``new`` is in place; if that rename fails, it is put
+    back. (Between the two renames ``target`` is missing for an instant, but the old pack is
+    whole under its hidden name: nothing written is ever lost.)"""
+    if not os.path.lexists(target):
+        os.rename(new, target)
+        _fsync_dir(target.parent)
+        return
+    old = Path(tempfile.mkdtemp(prefix=".llkgen-old-", suffix=".tmp", dir=target.parent))
+    os.rmdir(old)  # only its unique name is wanted
+    os.rename(target, old)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        os.rename(old, target)
+        raise
+    _fsync_dir(target.parent)
+    shutil.rmtree(old, ignore_errors=True)

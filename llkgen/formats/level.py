@@ -1,0 +1,297 @@
+"""Level and pack files: ``llkgen.level/1`` and ``llkgen.pack/1`` JSON.
+
+A level may also be in the flat shape, ``llkgen.level-flat/1`` (see :mod:`llkgen.formats.flat`): it
+loads to the same :class:`Level` as its nested form, and a pack may hold levels of either.
+
+Loading validates everything and raises :class:`LevelFormatError` with the file name, the
+place (``levels[3].grid row 2 col 5``) and what was expected versus found. Unknown top-level
+keys are kept in ``extra`` and written back unchanged, so later versions can add
+``solution``, ``certificate``, ``metrics`` and ``seed`` without breaking older readers.
+
+Pack directories, for packs too big for one file, are :mod:`llkgen.formats.packdir`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from llkgen.errors import LevelFormatError
+from llkgen.files import read_bounded, write_text_atomic
+from llkgen.formats.flat import FLAT_BOARD_KEY, FLAT_LEVEL_FORMAT, board_from_cells, flat_level_json, moves_from_indices
+from llkgen.formats.shapes import GridShape
+from llkgen.game.board import GRAVITIES, Board, Rules
+from llkgen.text import describe_value, escape_surrogates, int_text
+
+LEVEL_FORMAT = "llkgen.level/1"
+PACK_FORMAT = "llkgen.pack/1"
+#: Refuse files larger than this before parsing: a 64x64 level with a solution is ~100 KB.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_LEVEL_KEYS = ("format", "id", "rows", "cols", "grid", "rules")
+_FLAT_LEVEL_KEYS = ("format", "id", "rows", "cols", FLAT_BOARD_KEY, "rules")
+LEVEL_FORMATS = (LEVEL_FORMAT, FLAT_LEVEL_FORMAT)
+
+
+@dataclass(frozen=True)
+class Level:
+    board: Board
+    rules: Rules = Rules()
+    id: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def solution(self) -> list | None:
+        return self.extra.get("solution")
+
+
+@dataclass(frozen=True)
+class Pack:
+    name: str
+    levels: list[Level]
+    extra: dict = field(default_factory=dict)
+
+
+# -- JSON <-> objects ----------------------------------------------------------------------------
+def rules_from_json(obj: object, where: str = "rules") -> Rules:
+    if obj is None:
+        return Rules()
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"{where}: expected an object, found {describe_value(obj)}")
+    for key in obj:
+        if key not in ("border", "gravity"):
+            raise LevelFormatError(f"{where}: unknown rule {key!r}: expected border or gravity")
+    border = obj.get("border", True)
+    if not isinstance(border, bool):
+        raise LevelFormatError(f"{where}.border: expected true or false, found {describe_value(border)}")
+    gravity = obj.get("gravity", "none")
+    if gravity not in GRAVITIES:
+        raise LevelFormatError(
+            f"{where}.gravity: expected one of {', '.join(GRAVITIES)}, found {describe_value(gravity)}"
+        )
+    return Rules(border=border, gravity=gravity)
+
+
+def level_from_json(obj: object, where: str = "level") -> Level:
+    """Validate a decoded level object, nested (``grid``) or flat (``cells``), and build a
+    :class:`Level`. A flat level's solution is turned into moves, so both shapes of one level
+    give equal :class:`Level` objects."""
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"{where}: expected a level object, found {describe_value(obj)}")
+    if obj.get("format") == PACK_FORMAT:
+        n = len(obj["levels"]) if isinstance(obj.get("levels"), list) else "?"
+        raise LevelFormatError(
+            f"{where}.format: expected {LEVEL_FORMAT!r}, found string {PACK_FORMAT!r}: "
+            f"this is a pack of {n} levels (name one as FILE#ID; `llkgen verify` checks whole packs)"
+        )
+    flat = obj.get("format") == FLAT_LEVEL_FORMAT
+    board_key = FLAT_BOARD_KEY if flat else "grid"
+    for key in ("format", "rows", "cols", board_key):
+        if key not in obj:
+            hint = ""
+            if key == "grid" and FLAT_BOARD_KEY in obj:
+                hint = f" (a level with {FLAT_BOARD_KEY!r} has format {FLAT_LEVEL_FORMAT!r})"
+            raise LevelFormatError(f"{where}: missing field {key!r}{hint}")
+    if obj["format"] not in LEVEL_FORMATS:
+        raise LevelFormatError(f"{where}.format: expected {LEVEL_FORMAT!r} or {FLAT_LEVEL_FORMAT!r}, "
+                               f"found {describe_value(obj['format'])}")
+    if flat and "grid" in obj:
+        raise LevelFormatError(f"{where}.grid: expected no grid in a {FLAT_LEVEL_FORMAT!r} level (its "
+                               f"board is {FLAT_BOARD_KEY!r}), found both")
+    for key in ("rows", "cols"):
+        v = obj[key]
+        if type(v) is not int or v < 1:
+            raise LevelFormatError(f"{where}.{key}: expected a positive integer, found {describe_value(v)}")
+    if flat:
+        board = board_from_cells(obj["rows"], obj["cols"], obj[board_key], f"{where}.{board_key}")
+    else:
+        board = Board.from_grid(obj["grid"], f"{where}.grid")
+    if (board.rows, board.cols) != (obj["rows"], obj["cols"]):
+        raise LevelFormatError(
+            f"{where}: rows/cols say {int_text(obj['rows'])}x{int_text(obj['cols'])} "
+            f"but the grid is {board.rows}x{board.cols}"
+        )
+    level_id = obj.get("id")
+    if level_id is not None and not isinstance(level_id, str):
+        raise LevelFormatError(f"{where}.id: expected a string, found {describe_value(level_id)}")
+    rules = rules_from_json(obj.get("rules"), f"{where}.rules")
+    known = _FLAT_LEVEL_KEYS if flat else _LEVEL_KEYS
+    extra = {k: v for k, v in obj.items() if k not in known}
+    if flat and "solution" in extra:
+        extra["solution"] = moves_from_indices(extra["solution"], board, f"{where}.solution")
+    return Level(board, rules, level_id, extra)
+
+
+def level_to_json(level: Level, grid: GridShape = GridShape.NESTED) -> dict:
+    """The level object of ``level``: nested (``llkgen.level/1``) or, with ``grid`` flat,
+    ``llkgen.level-flat/1`` (see :func:`llkgen.formats.flat.flat_level_json`)."""
+    out: dict = {"format": LEVEL_FORMAT}
+    if level.id is not None:
+        out["id"] = level.id
+    out.update(rows=level.board.rows, cols=level.board.cols, grid=level.board.grid(),
+               rules=level.rules.to_json())
+    out.update(level.extra)
+    if grid == GridShape.FLAT:
+        return flat_level_json(out, f"level {level.id}" if level.id is not None else "level")
+    return out
+
+
+def pack_from_json(obj: object, where: str = "pack") -> Pack:
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"{where}: expected a pack object, found {describe_value(obj)}")
+    for key in ("format", "name", "levels"):
+        if key not in obj:
+            raise LevelFormatError(f"{where}: missing field {key!r}")
+    if obj["format"] != PACK_FORMAT:
+        raise LevelFormatError(f"{where}.format: expected {PACK_FORMAT!r}, found {describe_value(obj['format'])}")
+    if not isinstance(obj["name"], str):
+        raise LevelFormatError(f"{where}.name: expected a string, found {describe_value(obj['name'])}")
+    if not isinstance(obj["levels"], list):
+        raise LevelFormatError(f"{where}.levels: expected a list of levels, found {describe_value(obj['levels'])}")
+    levels = [level_from_json(lv, f"levels[{i}]") for i, lv in enumerate(obj["levels"])]
+    extra = {k: v for k, v in obj.items() if k not in ("format", "name", "levels")}
+    return Pack(obj["name"], levels, extra)
+
+
+def pack_to_json(pack: Pack, grid: GridShape = GridShape.NESTED) -> dict:
+    out: dict = {"format": PACK_FORMAT, "name": pack.name}
+    out.update(pack.extra)
+    out["levels"] = [level_to_json(lv, grid) for lv in pack.levels]
+    return out
+
+
+# -- files ---------------------------------------------------------------------------------------
+def read_json(path: str | os.PathLike) -> object:
+    """Decode a JSON file, turning every I/O or syntax problem into :class:`LevelFormatError`.
+    Reads at most :data:`MAX_FILE_BYTES` (see :func:`llkgen.files.read_bounded`)."""
+    data = read_bounded(path, MAX_FILE_BYTES, "a JSON file", LevelFormatError)
+    return parse_json(data, str(Path(path)))
+
+
+def parse_json(data: bytes | str, source: str) -> object:
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as e:
+        raise LevelFormatError(f"{source}: not UTF-8 text (byte {e.start})") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as e:
+        raise LevelFormatError(f"{source}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except _NonFinite as e:
+        raise LevelFormatError(f"{source}: bad JSON{_position(text, str(e))}: {e} is not valid JSON") from None
+    except RecursionError:
+        raise LevelFormatError(f"{source}: bad JSON: nested too deeply") from None
+    except ValueError as e:  # e.g. an integer beyond Python's digit limit
+        raise LevelFormatError(f"{source}: bad JSON: {e}") from None
+
+
+class _NonFinite(Exception):
+    pass
+
+
+def _position(text: str, token: str) -> str:
+    """' at line L column C' of the first bare ``token`` (json.loads does not report it)."""
+    m = re.search(r"(?<![\w\"])" + re.escape(token) + r"(?![\w\"])", text)
+    if m is None:
+        return ""
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f" at line {line} column {col}"
+
+
+def _reject_constant(name: str) -> object:
+    raise _NonFinite(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NonFinite(text[:40])
+    return value
+
+
+def prefixed(source: str, fn, obj):
+    try:
+        return fn(obj)
+    except LevelFormatError as e:
+        raise LevelFormatError(f"{source}: {e}") from None
+
+
+def load_level(path: str | os.PathLike) -> Level:
+    return prefixed(str(path), level_from_json, read_json(path))
+
+
+def levels_from_json(obj: object, source: str) -> list[tuple[str, Level]]:
+    """Accept either a level or a pack object; label each level for messages."""
+    if isinstance(obj, dict) and obj.get("format") == PACK_FORMAT:
+        pack = prefixed(source, pack_from_json, obj)
+        return [(f"{source}#{lv.id or i}", lv) for i, lv in enumerate(pack.levels)]
+    if isinstance(obj, dict) and "format" not in obj:
+        raise LevelFormatError(f"{source}: missing field 'format': expected {LEVEL_FORMAT!r}, "
+                               f"{FLAT_LEVEL_FORMAT!r} or {PACK_FORMAT!r}")
+    level = prefixed(source, level_from_json, obj)
+    return [(source, level)]
+
+
+def dumps(obj: object) -> str:
+    """Deterministic, diff-friendly JSON text: keys in the order built, any value whose compact
+    form fits on a line (a grid row, a move) kept on one line, and a trailing newline. Lone
+    surrogates, which JSON strings may hold, are written as escapes so the text encodes."""
+    return escape_surrogates(_format(obj, 0)) + "\n"
+
+
+def _format(obj: object, depth: int) -> str:
+    flat = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+    if len(flat) + depth * 2 <= 100 or not isinstance(obj, (dict, list)) or not obj:
+        return flat
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(obj, dict):
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_format_value(obj, k, v, depth + 1)}"
+                 for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    items = [inner + _format(v, depth + 1) for v in obj]
+    return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+
+
+def _format_value(parent: dict, key: str, value: object, depth: int) -> str:
+    """A flat level's long ``cells`` is written one board row a line, and its ``solution``
+    with whole moves (two indices) filling each line, rather than one number a line; every
+    other value as :func:`_format` writes it (so nested levels keep their bytes)."""
+    runs = _flat_runs(parent, key, value)
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if runs is None or len(text) + depth * 2 <= 100:
+        return _format(value, depth)
+    assert isinstance(value, list)
+    size, share = runs
+    inner = "  " * (depth + 1)
+    lines: list[str] = []
+    for i in range(0, len(value), size):
+        run = ", ".join(json.dumps(v) for v in value[i:i + size])
+        if share and lines and len(inner) + len(lines[-1]) + len(run) + 3 <= 100:
+            lines[-1] += ", " + run
+        else:
+            lines.append(run)
+    return "[\n" + ",\n".join(inner + line for line in lines) + "\n" + "  " * depth + "]"
+
+
+def _flat_runs(parent: dict, key: str, value: object) -> tuple[int, bool] | None:
+    """``(numbers per run, whether runs share a line)`` for a number list of a flat level."""
+    if parent.get("format") != FLAT_LEVEL_FORMAT or not isinstance(value, list):
+        return None
+    if not all(type(v) is int for v in value):
+        return None
+    cols = parent.get("cols")
+    if key == FLAT_BOARD_KEY and type(cols) is int and cols > 0:
+        return cols, False
+    if key == "solution":
+        return 2, True
+    return None
+
+
+def write_json_atomic(path: str | os.PathLike, obj: object) -> Path:
+    """Write :func:`dumps` of ``obj`` with :func:`llkgen.files.write_text_atomic`: an
+    interrupted run never leaves a truncated file and never destroys the previous one."""
+    return write_text_atomic(path, dumps(obj))

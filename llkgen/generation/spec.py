@@ -1,0 +1,785 @@
+"""Generator specs: the YAML file a level designer writes, loaded into frozen dataclasses.
+
+Guarantee: :func:`load_spec` and :func:`parse_spec` return a fully validated :class:`Spec` or raise
+:class:`~llkgen.errors.SpecError`, whatever the input (any text, any bytes, any YAML document).
+Every message names the source, the line when known, the key path, and what was expected versus
+found, e.g. ``easy.yaml:5: unknown key "colls" at board.colls: did you mean "cols"?``.
+
+Only ``yaml.safe_load`` semantics are used (no Python object tags), with one tightening: a
+duplicate key inside one mapping is an error, since YAML would otherwise silently keep the last.
+
+A spec looks like this (see ``configs/*.yaml`` for commented examples)::
+
+    name: easy                      # required, [A-Za-z0-9_.-]+
+    seed: 1                         # int >= 0, default 0
+    count: 10                       # 1..1000000, default 1
+    board: {rows: 6, cols: 8}       # optional layout: "#" tile cell, "." empty, "X" wall
+    rules: {border: true, gravity: none}
+    tiles: {types: 12, copies: 4}   # or  tiles: {distribution: {1: 4, 2: 2, ...}}
+    generator: {strategy: shuffle, max_attempts: 200}
+    difficulty: {initial_moves: [6, null], random_clear_rate: [0.5, 1.0], playthroughs: 32}
+    verify: {nodes: 200000}
+    export: {path: output/easy.json, solutions: true, grid: nested, layout: pack}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Mapping, NoReturn, Sequence
+
+from llkgen.errors import SpecError
+from llkgen.files import read_bounded
+from llkgen.formats.shapes import FILES_LAYOUT_MAX, GRID_SHAPES, LAYOUTS, GridShape, Layout
+from llkgen.game.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
+from llkgen.generation.strictyaml import KeyIndex, KeyPath, ListIndex, describe, fmt_path, load_yaml, quote
+from llkgen.verifier.verdict import DEFAULT_NODES
+
+__all__ = [
+    "BoardSpec",
+    "DifficultySpec",
+    "ExportSpec",
+    "GeneratorSpec",
+    "MetricRange",
+    "Spec",
+    "TilesSpec",
+    "VerifySpec",
+    "load_spec",
+    "load_spec_ref",
+    "parse_spec",
+    "shipped_specs",
+    "starter_spec",
+    "spec_from_dict",
+    "LAYOUT_TILE",
+    "LAYOUT_EMPTY",
+    "LAYOUT_WALL",
+    "STRATEGIES",
+    "METRICS",
+]
+
+LAYOUT_TILE = "#"
+LAYOUT_EMPTY = "."
+LAYOUT_WALL = "X"
+STRATEGIES = ("shuffle", "constructive")
+#: Difficulty metrics a spec may constrain; the generator measures each one per level.
+METRICS = ("initial_moves", "random_clear_rate", "verify_nodes")
+
+MAX_COUNT = 1_000_000
+MAX_SEED = 2**63 - 1
+MAX_ATTEMPTS = 1_000_000
+MAX_PLAYTHROUGHS = 100_000
+MAX_GRADING_PLAYTHROUGHS = 1_000
+MAX_VERIFY_NODES = 10**9
+#: A spec is a few dozen lines; refusing megabytes keeps the pure-Python YAML parser fast.
+MAX_SPEC_BYTES = 1 << 20
+_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+# --------------------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """Board shape. ``layout`` is ``None`` (every cell a tile cell) or ``rows`` strings of
+    ``cols`` characters from ``"#"`` (tile), ``"."`` (empty) and ``"X"`` (wall)."""
+
+    rows: int
+    cols: int
+    layout: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class TilesSpec:
+    """Which tiles fill the tile cells: ``distribution`` is ``((type_id, count), ...)`` sorted by
+    type id, every count even and >= 2."""
+
+    distribution: tuple[tuple[int, int], ...]
+
+    @property
+    def total(self) -> int:
+        return sum(count for _, count in self.distribution)
+
+    def uniform(self) -> tuple[int, int] | None:
+        """``(types, copies)`` when the distribution is types ``1..types`` with equal counts."""
+        ids = [t for t, _ in self.distribution]
+        counts = {c for _, c in self.distribution}
+        if ids == list(range(1, len(ids) + 1)) and len(counts) == 1:
+            return len(ids), self.distribution[0][1]
+        return None
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    strategy: str = "shuffle"
+    max_attempts: int = 200
+
+
+@dataclass(frozen=True)
+class MetricRange:
+    """Inclusive ``[low, high]``; ``None`` means unbounded on that side."""
+
+    low: float | None = None
+    high: float | None = None
+
+    def contains(self, value: float) -> bool:
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def to_list(self) -> list:
+        return [self.low, self.high]
+
+
+@dataclass(frozen=True)
+class DifficultySpec:
+    """Target ranges on the per-level metrics (``None``: unconstrained) and the number of random
+    playthroughs used to estimate ``random_clear_rate``."""
+
+    initial_moves: MetricRange | None = None
+    random_clear_rate: MetricRange | None = None
+    verify_nodes: MetricRange | None = None
+    playthroughs: int = 32
+    #: The window on the ``difficulty`` score (0..100); the spec key is ``score``.
+    score: MetricRange | None = None
+
+    def targets(self) -> dict[str, MetricRange]:
+        """The constrained metrics, in :data:`METRICS` order, then ``difficulty`` (the score)."""
+        out = {m: r for m in METRICS if (r := getattr(self, m)) is not None}
+        if self.score is not None:
+            out["difficulty"] = self.score
+        return out
+
+    def accepts(self, metrics: Mapping[str, float]) -> bool:
+        """True when every constrained metric is in range. ``metrics`` must hold each one."""
+        return all(r.contains(metrics[m]) for m, r in self.targets().items())
+
+
+@dataclass(frozen=True)
+class GradingSpec:
+    """The exact grading of every level (:mod:`llkgen.analysis.grading`): ``playthroughs`` seeded safe
+    playthroughs (0: no grading, so no exact metrics and no ``difficulty`` score), each
+    label's verification limited to ``nodes`` search nodes."""
+
+    playthroughs: int = 2
+    nodes: int = 20_000
+
+
+@dataclass(frozen=True)
+class RampSpec:
+    """A pack whose difficulty rises (or falls) evenly: level ``i`` of ``n`` aims at
+    ``start + (end - start) * i / (n - 1)`` and is kept only within ``tolerance`` of it."""
+
+    start: float
+    end: float
+    tolerance: float = 5.0
+
+    def target(self, index: int, count: int) -> float:
+        if count <= 1:
+            return self.start
+        return self.start + (self.end - self.start) * index / (count - 1)
+
+
+@dataclass(frozen=True)
+class VerifySpec:
+    """Per-level verifier budget in search nodes: a deterministic limit, never seconds, so the
+    same spec and seed always give the same pack."""
+
+    nodes: int = DEFAULT_NODES
+
+
+@dataclass(frozen=True)
+class ExportSpec:
+    """Where and how the pack is written: ``grid`` is each level's shape and ``layout`` the
+    files on disk (see :mod:`llkgen.formats.shapes`)."""
+
+    path: str
+    solutions: bool = True
+    grid: GridShape = GridShape.NESTED
+    layout: Layout = Layout.PACK
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated generator spec. Invariant: ``len(tile_multiset()) == len(layout_cells()[0])``."""
+
+    name: str
+    board: BoardSpec
+    tiles: TilesSpec
+    export: ExportSpec
+    seed: int = 0
+    count: int = 1
+    rules: Rules = field(default_factory=Rules)
+    generator: GeneratorSpec = field(default_factory=GeneratorSpec)
+    difficulty: DifficultySpec = field(default_factory=DifficultySpec)
+    verify: VerifySpec = field(default_factory=VerifySpec)
+    grading: GradingSpec = field(default_factory=GradingSpec)
+    ramp: RampSpec | None = None
+    #: Where the spec came from, for messages; not part of the spec's value.
+    source: str = field(default="<string>", compare=False)
+
+    def layout_cells(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """``(tile_cells, walls)``, each row-major."""
+        rows, cols, layout = self.board.rows, self.board.cols, self.board.layout
+        if layout is None:
+            return [(r, c) for r in range(rows) for c in range(cols)], []
+        tiles = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_TILE]
+        walls = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_WALL]
+        return tiles, walls
+
+    def targets(self, index: int) -> dict[str, MetricRange]:
+        """The metric windows level ``index`` must meet: the difficulty section's, with the
+        ramp's window on ``difficulty`` when there is a ramp."""
+        out = self.difficulty.targets()
+        if self.ramp is not None:
+            t = self.ramp.target(index, self.count)
+            out["difficulty"] = MetricRange(max(0.0, t - self.ramp.tolerance), min(100.0, t + self.ramp.tolerance))
+        return out
+
+    def tile_multiset(self) -> list[int]:
+        """Sorted type ids, each repeated as often as it occurs on a board."""
+        return [t for t, count in self.tiles.distribution for _ in range(count)]
+
+    def with_overrides(
+        self,
+        count: int | None = None,
+        seed: int | None = None,
+        out: str | os.PathLike | None = None,
+    ) -> Spec:
+        """A copy with CLI overrides applied (``None`` keeps the spec's value); validated with the
+        same ranges as the file, raising :class:`SpecError` naming the option."""
+        spec = self
+        if count is not None:
+            if not _is_int(count) or not 1 <= count <= MAX_COUNT:
+                raise SpecError(
+                    f"--count: expected an integer in 1..{MAX_COUNT}, found {describe(count)}"
+                )
+            if spec.export.layout == Layout.FILES and count > FILES_LAYOUT_MAX:
+                raise SpecError(f"--count: expected at most {FILES_LAYOUT_MAX} levels with export.layout "
+                                f"files (one file per level), found {count}: use layout: pack")
+            spec = dataclasses.replace(spec, count=count)
+        if seed is not None:
+            if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+                raise SpecError(
+                    f"--seed: expected an integer in 0..{MAX_SEED}, found {describe(seed)}"
+                )
+            spec = dataclasses.replace(spec, seed=seed)
+        if out is not None:
+            path = os.fspath(out)
+            if not isinstance(path, str) or not path or "\0" in path:
+                raise SpecError(f"--out: expected a non-empty file path, found {describe(path)}")
+            spec = dataclasses.replace(spec, export=dataclasses.replace(spec.export, path=path))
+        return spec
+
+    def to_dict(self) -> dict[str, Any]:
+        """The normalised spec (all defaults filled in) as plain YAML/JSON data.
+        ``spec_from_dict(spec.to_dict()) == spec``, also after a JSON round trip."""
+        board: dict[str, Any] = {"rows": self.board.rows, "cols": self.board.cols}
+        if self.board.layout is not None:
+            board["layout"] = "\n".join(self.board.layout) + "\n"
+        uniform = self.tiles.uniform()
+        if uniform is not None:
+            tiles: dict[str, Any] = {"types": uniform[0], "copies": uniform[1]}
+        else:
+            tiles = {"distribution": {t: c for t, c in self.tiles.distribution}}
+        difficulty: dict[str, Any] = {m: r.to_list() for m, r in self.difficulty.targets().items()}
+        difficulty["playthroughs"] = self.difficulty.playthroughs
+        if "difficulty" in difficulty:
+            difficulty["score"] = difficulty.pop("difficulty")
+        extra: dict[str, Any] = {}
+        if self.ramp is not None:
+            extra["ramp"] = {"from": self.ramp.start, "to": self.ramp.end, "tolerance": self.ramp.tolerance}
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "count": self.count,
+            "board": board,
+            "rules": self.rules.to_json(),
+            "tiles": tiles,
+            "generator": dataclasses.asdict(self.generator),
+            "difficulty": difficulty,
+            "verify": dataclasses.asdict(self.verify),
+            "grading": dataclasses.asdict(self.grading),
+            **extra,
+            "export": {**dataclasses.asdict(self.export), "grid": self.export.grid.value,
+                       "layout": self.export.layout.value},
+        }
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+_MISSING = object()
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+class _Checker:
+    def __init__(self, source: str, index: KeyIndex) -> None:
+        self.source = source
+        self.index = index
+
+    def _where(self, path: KeyPath) -> str:
+        # The nearest recorded ancestor gives the line; the whole document has none worth citing.
+        p = path
+        while p:
+            line = self.index.line(p)
+            if line is not None:
+                return f"{self.source}:{line}"
+            p = p[:-1]
+        return self.source
+
+    def fail(self, path: KeyPath, message: str) -> NoReturn:
+        raise SpecError(f"{self._where(path)}: {fmt_path(path)}: {message}")
+
+    def fail_at(self, path: KeyPath, message: str) -> NoReturn:
+        """Like :meth:`fail` without repeating the path (the message already cites it)."""
+        raise SpecError(f"{self._where(path)}: {message}")
+
+    def expected(self, path: KeyPath, what: str, found: Any) -> NoReturn:
+        hint = ""
+        if isinstance(found, bool) and ("one of" in what or "string" in what or "name" in what):
+            hint = " (YAML reads yes/no/on/off as booleans: quote the value)"
+        self.fail(path, f"expected {what}, found {describe(found)}{hint}")
+
+    def section(
+        self,
+        value: Any,
+        path: KeyPath,
+        keys: Sequence[str],
+        required: Sequence[str] = (),
+    ) -> dict:
+        """Check a mapping: no unknown keys (with a did-you-mean), all required keys present.
+        A null optional section means 'all defaults'."""
+        if value is None and not required:
+            return {}
+        if not isinstance(value, dict):
+            self.expected(path, f"a mapping with keys {', '.join(keys)}", value)
+        for key in value:
+            if key not in keys:
+                child = path + (key,)
+                close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
+                advice = (
+                    f"did you mean {quote(close[0])}?"
+                    if close
+                    else "expected one of " + ", ".join(map(quote, keys))
+                )
+                self.fail_at(child, f"unknown key {quote(key)} at {fmt_path(child)}: {advice}")
+        for key in required:
+            if key not in value:
+                where = fmt_path(path) if path else "the top level"
+                self.fail_at(path, f"missing required key {quote(key)} in {where}")
+        return value
+
+    def integer(
+        self, m: dict, path: KeyPath, key: str, lo: int, hi: int | None, default: Any = _MISSING
+    ) -> int:
+        v = m.get(key, default)
+        what = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
+        if not _is_int(v) or v < lo or (hi is not None and v > hi):
+            self.expected(path + (key,), what, v)
+        return v
+
+    def boolean(self, m: dict, path: KeyPath, key: str, default: bool) -> bool:
+        v = m.get(key, default)
+        if not isinstance(v, bool):
+            self.expected(path + (key,), "true or false", v)
+        return v
+
+    def choice(self, m: dict, path: KeyPath, key: str, options: Sequence[str], default: str) -> str:
+        v = m.get(key, default)
+        if not isinstance(v, str) or v not in options:
+            what = "one of " + ", ".join(options)
+            if isinstance(v, str):
+                close = difflib.get_close_matches(v, options, n=1, cutoff=0.6)
+                if close:
+                    self.fail(
+                        path + (key,),
+                        f"expected {what}, found {quote(v)}: did you mean {quote(close[0])}?",
+                    )
+            self.expected(path + (key,), what, v)
+        return v
+
+
+# --------------------------------------------------------------------------- the schema
+
+_TOP_KEYS = (
+    "name",
+    "seed",
+    "count",
+    "board",
+    "rules",
+    "tiles",
+    "generator",
+    "difficulty",
+    "verify",
+    "grading",
+    "ramp",
+    "export",
+)
+
+
+def _check_board(ck: _Checker, value: Any) -> BoardSpec:
+    path = ("board",)
+    m = ck.section(value, path, ("rows", "cols", "layout"), required=("rows", "cols"))
+    rows = ck.integer(m, path, "rows", 1, MAX_SIDE)
+    cols = ck.integer(m, path, "cols", 1, MAX_SIDE)
+    raw = m.get("layout")
+    if raw is None:
+        return BoardSpec(rows, cols, None)
+    lpath = path + ("layout",)
+    if not isinstance(raw, str):
+        ck.expected(
+            lpath, f'a multi-line string of {rows} lines x {cols} characters ("#", ".", "X")', raw
+        )
+    lines = raw.split("\n")
+    # A "|" block ends with a newline; trailing blank lines are never meant as board rows.
+    while lines and not lines[-1].strip():
+        lines.pop()
+    lines = [line.rstrip() for line in lines]
+    node = ck.index.value_nodes.get(lpath)
+    # In a "|" block, row r is on the line after the indicator plus r; other styles get no
+    # per-row line numbers.
+    first_line = (
+        node.start_mark.line + 2
+        if node is not None and getattr(node, "style", None) == "|"
+        else None
+    )
+
+    def where(r: int) -> str:
+        return f"{ck.source}:{first_line + r}" if first_line is not None else ck._where(lpath)
+
+    if len(lines) != rows:
+        hint = (
+            ' (write the layout as a "|" block so its line breaks are kept)'
+            if len(lines) == 1
+            else ""
+        )
+        ck.fail(lpath, f"expected {rows} lines (board.rows), found {len(lines)}{hint}")
+    for r, line in enumerate(lines):
+        if len(line) != cols:
+            raise SpecError(
+                f"{where(r)}: board.layout row {r}: expected {cols} characters (board.cols), "
+                f"found {len(line)} in {quote(line)}"
+            )
+        for c, ch in enumerate(line):
+            if ch not in (LAYOUT_TILE, LAYOUT_EMPTY, LAYOUT_WALL):
+                raise SpecError(
+                    f'{where(r)}: board.layout row {r}, col {c} (0-based): expected "#" (tile cell), '
+                    f'"." (empty) or "X" (wall), found {quote(ch)}'
+                )
+    return BoardSpec(rows, cols, tuple(lines))
+
+
+def _check_rules(ck: _Checker, value: Any) -> Rules:
+    path = ("rules",)
+    m = ck.section(value, path, ("border", "gravity"))
+    return Rules(
+        border=ck.boolean(m, path, "border", True),
+        gravity=Gravity(ck.choice(m, path, "gravity", GRAVITIES, "none")),
+    )
+
+
+def _check_tiles(ck: _Checker, value: Any, tile_cells: int, cells_desc: str) -> TilesSpec:
+    path = ("tiles",)
+    if value is None:
+        ck.expected(path, 'a mapping with "types" (and optional "copies") or "distribution"', value)
+    m = ck.section(value, path, ("types", "copies", "distribution"))
+    if "distribution" in m:
+        if "types" in m or "copies" in m:
+            ck.fail(
+                path,
+                'expected either "types" (with optional "copies") or "distribution", found both',
+            )
+        dpath = path + ("distribution",)
+        raw = m["distribution"]
+        if not isinstance(raw, dict) or not raw:
+            ck.expected(
+                dpath, "a non-empty mapping of type id to even count, e.g. {1: 4, 2: 2}", raw
+            )
+        by_type: dict[int, int] = {}
+        for key, count in raw.items():
+            kpath = dpath + (key,)
+            # Decimal strings are accepted so that a spec embedded in JSON (where keys become
+            # strings) loads back unchanged.
+            tid = (
+                int(key) if isinstance(key, str) and re.fullmatch(r"[1-9][0-9]{0,5}", key) else key
+            )
+            if not _is_int(tid) or not 1 <= tid <= MAX_TYPE:
+                ck.fail_at(
+                    kpath,
+                    f"{fmt_path(dpath)}: expected type ids in 1..{MAX_TYPE}, found key {describe(key)}",
+                )
+            if tid in by_type:
+                ck.fail(kpath, f"type {tid} is listed twice")
+            if not _is_int(count) or count < 2 or count % 2 or count > MAX_SIDE * MAX_SIDE:
+                ck.expected(
+                    kpath,
+                    f"an even count in 2..{MAX_SIDE * MAX_SIDE} (tiles are removed in pairs)",
+                    count,
+                )
+            by_type[tid] = count
+        tiles = TilesSpec(tuple(sorted(by_type.items())))
+        summary = f"{len(by_type)} types in tiles.distribution"
+    else:
+        if "types" not in m:
+            ck.fail_at(
+                path,
+                'tiles: expected "types" (with optional "copies") or "distribution", found neither',
+            )
+        types = ck.integer(m, path, "types", 1, MAX_SIDE * MAX_SIDE // 2)
+        copies = m.get("copies", 4)
+        if not _is_int(copies) or copies < 2 or copies % 2 or copies > MAX_SIDE * MAX_SIDE:
+            ck.expected(
+                path + ("copies",),
+                f"an even integer in 2..{MAX_SIDE * MAX_SIDE} (tiles are removed in pairs)",
+                copies,
+            )
+        tiles = TilesSpec(tuple((t, copies) for t in range(1, types + 1)))
+        summary = f"{types} types x {copies} copies"
+    if tiles.total != tile_cells:
+        ck.fail(
+            path,
+            f"expected {tile_cells} tiles to fill {cells_desc}, found {tiles.total} ({summary})",
+        )
+    return tiles
+
+
+def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRange | None:
+    raw = m.get(metric)
+    if raw is None:
+        return None
+    mpath = path + (metric,)
+    top = {"random_clear_rate": 1, "score": 100}.get(metric)
+    is_rate = top is not None
+    what = f"a number in 0..{top}" if is_rate else "an integer >= 0"
+    if not isinstance(raw, list) or len(raw) != 2:
+        ck.expected(mpath, f"[min, max] where each is {what} or null", raw)
+    bounds = []
+    for i, v in enumerate(raw):
+        if is_rate:
+            ok = v is None or (_is_number(v) and 0 <= v <= (top or 1))
+        else:
+            ok = v is None or (_is_int(v) and v >= 0)
+        if not ok:
+            ck.expected(mpath + (ListIndex(i),), f"{what} or null", v)
+        bounds.append(float(v) if is_rate and v is not None else v)
+    low, high = bounds
+    if low is not None and high is not None and low > high:
+        ck.fail(mpath, f"expected min <= max, found [{describe(raw[0])}, {describe(raw[1])}]")
+    return MetricRange(low, high)
+
+
+def _check_difficulty(ck: _Checker, value: Any) -> DifficultySpec:
+    path = ("difficulty",)
+    m = ck.section(value, path, METRICS + ("score", "playthroughs"))
+    ranges = {metric: _check_range(ck, m, path, metric) for metric in METRICS + ("score",)}
+    playthroughs = ck.integer(m, path, "playthroughs", 1, MAX_PLAYTHROUGHS, default=32)
+    return DifficultySpec(**ranges, playthroughs=playthroughs)
+
+
+def _check_grading(ck: _Checker, value: Any) -> GradingSpec:
+    path = ("grading",)
+    m = ck.section(value, path, ("playthroughs", "nodes"))
+    return GradingSpec(playthroughs=ck.integer(m, path, "playthroughs", 0, MAX_GRADING_PLAYTHROUGHS, default=2),
+                       nodes=ck.integer(m, path, "nodes", 1, MAX_VERIFY_NODES, default=20_000))
+
+
+def _check_ramp(ck: _Checker, value: Any) -> RampSpec | None:
+    if value is None:
+        return None
+    path = ("ramp",)
+    m = ck.section(value, path, ("from", "to", "tolerance"), required=("from", "to"))
+    bounds = []
+    for key, lo in (("from", 0), ("to", 0), ("tolerance", 0.5)):
+        v = m.get(key, 5.0)
+        if not _is_number(v) or not lo <= v <= 100:
+            ck.expected(path + (key,), f"a number in {lo:g}..100", v)
+        bounds.append(float(v))
+    return RampSpec(*bounds)
+
+
+def _check_export(ck: _Checker, value: Any, name: str, count: int) -> ExportSpec:
+    path = ("export",)
+    m = ck.section(value, path, ("path", "solutions", "grid", "layout"))
+    out = m.get("path", f"output/{name}.json")
+    if not isinstance(out, str) or not out.strip() or "\0" in out:
+        ck.expected(path + ("path",), "a non-empty file path", out)
+    layout = Layout(ck.choice(m, path, "layout", LAYOUTS, Layout.PACK.value))
+    if layout == Layout.FILES and count > FILES_LAYOUT_MAX:
+        ck.fail(path + ("layout",), f"expected at most {FILES_LAYOUT_MAX} levels for layout files (one "
+                                    f"file per level), found count {count}: use layout: pack")
+    return ExportSpec(path=out, solutions=ck.boolean(m, path, "solutions", True),
+                      grid=GridShape(ck.choice(m, path, "grid", GRID_SHAPES, GridShape.NESTED.value)),
+                      layout=layout)
+
+
+def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None = None) -> Spec:
+    """Validate already-parsed data (e.g. :meth:`Spec.to_dict` output, or JSON) into a Spec."""
+    ck = _Checker(source, _index or KeyIndex())
+    if data is None:
+        raise SpecError(
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...), found an empty document"
+        )
+    if not isinstance(data, dict):
+        raise SpecError(
+            f"{source}: expected a mapping of spec keys (name, board, tiles, ...) at the top level, "
+            f"found {describe(data)}"
+        )
+    m = ck.section(data, (), _TOP_KEYS, required=("name", "board", "tiles"))
+    name = m["name"]
+    if (
+        not isinstance(name, str)
+        or not _NAME_RE.fullmatch(name)
+        or name in (".", "..")
+        or len(name) > 100
+    ):
+        ck.expected(
+            ("name",), "a file-name-safe name of 1..100 characters from A-Z a-z 0-9 _ . -", name
+        )
+    seed = ck.integer(m, (), "seed", 0, MAX_SEED, default=0)
+    count = ck.integer(m, (), "count", 1, MAX_COUNT, default=1)
+    board = _check_board(ck, m["board"])
+    rules = _check_rules(ck, m.get("rules"))
+    if board.layout is None:
+        tile_cells = board.rows * board.cols
+        cells_desc = f"the {board.rows}x{board.cols} board"
+    else:
+        tile_cells = sum(line.count(LAYOUT_TILE) for line in board.layout)
+        cells_desc = f'the {tile_cells} "#" cells of board.layout'
+    tiles = _check_tiles(ck, m["tiles"], tile_cells, cells_desc)
+    gm = ck.section(m.get("generator"), ("generator",), ("strategy", "max_attempts"))
+    generator = GeneratorSpec(
+        strategy=ck.choice(gm, ("generator",), "strategy", STRATEGIES, "shuffle"),
+        max_attempts=ck.integer(gm, ("generator",), "max_attempts", 1, MAX_ATTEMPTS, default=200),
+    )
+    difficulty = _check_difficulty(ck, m.get("difficulty"))
+    vm = ck.section(m.get("verify"), ("verify",), ("nodes",))
+    verify = VerifySpec(
+        nodes=ck.integer(vm, ("verify",), "nodes", 1, MAX_VERIFY_NODES, default=DEFAULT_NODES)
+    )
+    grading = _check_grading(ck, m.get("grading"))
+    ramp = _check_ramp(ck, m.get("ramp"))
+    if ramp is not None and difficulty.score is not None:
+        ck.fail_at(("ramp",), "ramp: expected either ramp or difficulty.score, found both: the ramp "
+                   "sets each level's score window")
+    if (ramp is not None or difficulty.score is not None) and grading.playthroughs == 0:
+        ck.fail_at(("grading", "playthroughs"), "grading.playthroughs: expected at least 1, found 0: "
+                   "the difficulty score needs the exact grading")
+    export = _check_export(ck, m.get("export"), name, count)
+    return Spec(
+        name=name,
+        board=board,
+        tiles=tiles,
+        export=export,
+        seed=seed,
+        count=count,
+        rules=rules,
+        generator=generator,
+        difficulty=difficulty,
+        verify=verify,
+        grading=grading,
+        ramp=ramp,
+        source=source,
+    )
+
+
+def parse_spec(text: str | bytes, source: str = "<string>") -> Spec:
+    """Parse and validate spec YAML. Raises only :class:`SpecError`, whose message starts with
+    ``source``. Bytes must be UTF-8 (a BOM is allowed)."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > MAX_SPEC_BYTES:
+            raise SpecError(
+                f"{source}: expected a spec of at most {MAX_SPEC_BYTES} bytes, found {len(text)}"
+            )
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise SpecError(
+                f"{source}: expected UTF-8 text, found byte 0x{text[e.start]:02x} at offset {e.start}"
+            ) from None
+    if not isinstance(text, str):
+        raise SpecError(f"{source}: expected YAML text, found {describe(text)}")
+    if len(text) > MAX_SPEC_BYTES:
+        raise SpecError(
+            f"{source}: expected a spec of at most {MAX_SPEC_BYTES} characters, found {len(text)}"
+        )
+    data, index = load_yaml(text, source)
+    return spec_from_dict(data, source, _index=index)
+
+
+def load_spec(path: str | os.PathLike) -> Spec:
+    """Read and validate a spec file. The file name as given is the ``source`` in messages.
+    An input over :data:`MAX_SPEC_BYTES` (or an endless one such as ``/dev/zero``) is refused
+    without being read whole."""
+    source = os.fspath(path)
+    data = read_bounded(path, MAX_SPEC_BYTES, "a YAML spec", SpecError)
+    return parse_spec(data, source=str(source))
+
+
+# --------------------------------------------------------------------------- shipped specs
+
+#: The package holding the example specs (``configs/`` in a source checkout).
+SPECS_PACKAGE = "llkgen.specs"
+#: The spec ``llkgen init`` copies: the one whose comments explain every key.
+STARTER = "easy"
+
+
+def shipped_specs() -> list[str]:
+    """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
+    return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
+                  if f.name.endswith(".yaml"))
+
+
+def _shipped(name: str) -> Any:
+    return resources.files(SPECS_PACKAGE).joinpath(f"{name}.yaml")
+
+
+def load_spec_ref(ref: str | os.PathLike) -> Spec:
+    """:func:`load_spec` for a file; for a bare name with no file of that name (no directory
+    part, no ``.yaml``), the shipped spec of that name, so ``llkgen make --config easy`` works
+    anywhere. Raises :class:`SpecError` naming both possibilities when neither exists."""
+    text = os.fspath(ref)
+    bare = text and os.sep not in text and "/" not in text and not text.endswith((".yaml", ".yml"))
+    if not bare or os.path.lexists(text):
+        return load_spec(text)
+    names = shipped_specs()
+    if text not in names:
+        raise SpecError(f"{text}: no such file, and no shipped spec of that name: expected a YAML "
+                        f"file or one of {', '.join(names)}")
+    resource = _shipped(text)
+    return parse_spec(resource.read_bytes(), source=str(resource))
+
+
+def starter_spec(name: str) -> str:
+    """The text of a new spec named ``name``: the shipped :data:`STARTER` spec, every key
+    commented, with its name, output path and title changed. Raises :class:`SpecError` for a
+    name a spec cannot have."""
+    if not _NAME_RE.fullmatch(name) or name in (".", "..") or len(name) > 100:
+        raise SpecError(f"NAME: expected a file-name-safe name of 1..100 characters from "
+                        f"A-Z a-z 0-9 _ . -, found {quote(name)}")
+    lines = _shipped(STARTER).read_text("utf-8").splitlines(keepends=True)
+    out = [f"# {name}.yaml: written by llkgen init from the shipped {STARTER} spec; edit it, then build it\n",
+           f"# with:  llkgen make --config {name}.yaml\n"]
+    for line in lines[1:]:
+        if line.startswith(f"name: {STARTER} "):
+            line = _with_value(line, STARTER, name)
+        elif line.lstrip().startswith(f"path: output/{STARTER}.json "):
+            line = _with_value(line, f"output/{STARTER}.json", f"output/{name}.json")
+        out.append(line)
+    text = "".join(out)
+    parse_spec(text, source=f"{name}.yaml")  # the starter is a valid spec, or this is a bug
+    return text
+
+
+def _with_value(line: str, old: str, new: str) -> str:
+    """``line`` with the value ``old`` replaced by ``new``, its comment kept in its column."""
+    code, comment = line.split(" #", 1)
+    code = code.rstrip().replace(old, new)
+    return f"{code.ljust(len(line.split(' #', 1)[0]))} #{comment}"

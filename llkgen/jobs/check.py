@@ -1,0 +1,581 @@
+"""``llkgen verify PATH...``: re-certify level files, packs and pack directories, for a
+studio's CI.
+
+A stored ``certificate`` is never believed. A level is certified in one of two ways, and the
+report names the ``method``:
+
+* ``replay``: the level stores a ``solution`` and the referee (:func:`llkgen.game.referee.replay`)
+  replays it move by move to a cleared board. That is a complete proof on its own, so the
+  level is not searched. A stored solution that does not replay is a failed check: the pack
+  ships a wrong solution, and a player or a tool reading it would be misled.
+* ``search``: the level stores no solution (or ``resolve`` is set), and the verifier decides
+  it within its budget.
+
+With ``resolve`` every level is searched, as a check of the verifier and of the levels
+together; a stored solution is still replayed, a failing one is still a failed check, and a
+level the search leaves undecided is certified by ``replay`` when its stored solution clears
+the board.
+
+Statuses, and the exit code each one forces (the worst wins, in the order 1 > 3 > 4 > 0):
+
+========== ==== ===============================================================
+ok         0    certified (by ``replay`` or ``search``)
+unknown    4    the search's budget (nodes or seconds) ran out and no stored solution helped
+unsolvable 3    the search proved the level cannot be cleared
+failed     1    the stored solution does not replay, or contradicts the search
+invalid    1    a file could not be read or is not a valid level/pack file or pack directory
+========== ==== ===============================================================
+
+A corrupt or truncated file is reported by name and the other files are still checked. A pack
+directory is streamed: levels are read, checked and reported one at a time, so memory does
+not grow with the number of levels (the JSON and JUnit reports are spooled to a temporary
+file and written from it a level at a time). A bad line in a part stops that pack directory
+there (``DIR/levels-00001.jsonl:17``), after the levels before it have been checked.
+Directories are searched recursively for ``*.json`` and for pack directories (hidden files
+and folders are skipped); there, a JSON file that is not an llkgen level or pack (no
+``"format": "llkgen..."``) is listed as skipped rather than failed, so a level folder may
+hold other JSON. A path named on the command line is always checked strictly.
+
+The search budget is ``nodes`` when given, otherwise the budget recorded in the level's
+certificate (so a pack made with ``verify.nodes: 500000`` is re-checked with the same effort),
+otherwise 200 000 nodes. Nodes are deterministic: a CI verdict that depends on them never
+depends on machine speed. ``seconds`` adds a wall-clock limit per level on top, for boards
+where even a few nodes are slow; a level stopped by it is ``unknown``, and may be decided on a
+faster machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import deque
+from concurrent.futures import Future
+from contextlib import ExitStack, nullcontext
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import IO, Callable, Iterable, Iterator
+
+from llkgen.errors import LevelFormatError, LlkgenError
+from llkgen.execution.base import Executor
+from llkgen.execution.workers import worker_pool
+from llkgen.files import open_atomic
+from llkgen.formats.container import DIR_FORMATS, PACK_INDEX, PackFileError, is_pack_dir
+from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
+from llkgen.formats.load import iter_pack_dir
+from llkgen.game.board import Board, Rules
+from llkgen.game.referee import replay
+from llkgen.text import json_dumps, printable, xml_text
+from llkgen.verifier import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, verify
+from llkgen.verifier.verdict import DEFAULT_NODES
+
+REPORT_FORMAT = "llkgen.verify-report/1"
+
+OK, UNKNOWN_S, UNSOLVABLE_S, FAILED, INVALID = "ok", "unknown", "unsolvable", "failed", "invalid"
+#: How a level's result was reached: the referee replayed its stored solution, or the verifier
+#: searched it.
+REPLAY, SEARCH = "replay", "search"
+EXIT_FOR = {OK: 0, UNKNOWN_S: 4, UNSOLVABLE_S: 3, FAILED: 1, INVALID: 1}
+#: Exit codes from most to least severe.
+SEVERITY = (1, 3, 4, 0)
+
+
+@dataclass
+class LevelResult:
+    """The outcome for one level.
+
+    ``method`` is ``replay`` when the stored solution decided the result (certified, or failed
+    because it does not replay) and ``search`` when the verifier did; ``stage`` is the
+    verifier stage that decided (empty when nothing was searched). ``verdict`` is the level's
+    verdict (``solvable``, ``unsolvable`` or ``unknown``), ``nodes`` the search nodes spent,
+    ``budget`` and ``seconds`` the search limits. ``solution`` is ``"none"``, ``"replays"`` or
+    ``"fails"``."""
+
+    label: str
+    file: str
+    status: str
+    verdict: str
+    method: str
+    stage: str
+    nodes: int
+    budget: int
+    seconds: float | None
+    solution: str
+    detail: str
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FOR[self.status]
+
+
+@dataclass
+class FileProblem:
+    file: str
+    status: str  # "invalid" or "skipped"
+    detail: str
+
+
+@dataclass
+class VerifyReport:
+    """The results of a run. The counts, the exit code and each file's tally are kept as
+    results arrive. Each level's result is kept in ``levels`` when ``keep_levels``, else
+    written to a nameless temporary file when ``spool`` (for the JSON and JUnit reports,
+    which read it back one level at a time), else not kept: a run that only prints lines, or
+    spools, holds nothing per level."""
+
+    levels: list[LevelResult] = field(default_factory=list)
+    problems: list[FileProblem] = field(default_factory=list)
+    files: int = 0
+    keep_levels: bool = True
+    spool: bool = False
+    tally: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (OK, UNSOLVABLE_S, UNKNOWN_S, FAILED)})
+    methods: dict[str, int] = field(default_factory=lambda: {REPLAY: 0, SEARCH: 0})
+    suite_tally: dict[str, dict[str, int]] = field(default_factory=dict)
+    _spool: IO[str] | None = field(default=None, repr=False)
+
+    def add(self, result: LevelResult) -> None:
+        self.tally[result.status] += 1
+        if result.status == OK:
+            self.methods[result.method] += 1
+        suite = self.suite_tally.setdefault(xml_text(result.file),
+                                            {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
+        suite["tests"] += 1
+        suite["failures"] += result.status != OK
+        if self.keep_levels:
+            self.levels.append(result)
+        elif self.spool:
+            if self._spool is None:
+                self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+            # json.dumps escapes a lone surrogate in a label, so it is read back exactly.
+            self._spool.write(json.dumps(asdict(result)) + "\n")
+
+    @property
+    def checked(self) -> int:
+        return sum(self.tally.values())
+
+    @property
+    def invalid(self) -> list[FileProblem]:
+        return [p for p in self.problems if p.status == INVALID]
+
+    @property
+    def skipped(self) -> list[FileProblem]:
+        return [p for p in self.problems if p.status != INVALID]
+
+    def counts(self) -> dict[str, int]:
+        out = dict(self.tally)
+        out["invalid_files"] = len(self.invalid)
+        out["skipped_files"] = len(self.skipped)
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        codes = {EXIT_FOR[s] for s, n in self.tally.items() if n} | {1 for _ in self.invalid}
+        return next((c for c in SEVERITY if c in codes), 0)
+
+    def summary(self) -> str:
+        c = self.counts()
+        n = self.checked
+        by = f" ({self.methods[REPLAY]} by replay, {self.methods[SEARCH]} by search)" if c[OK] else ""
+        text = (f"{n} level{'s' if n != 1 else ''} in {self.files} file{'s' if self.files != 1 else ''}: "
+                f"{c[OK]} certified{by}, {c[UNSOLVABLE_S]} unsolvable, {c[UNKNOWN_S]} unknown, "
+                f"{c[FAILED]} failed")
+        if c["invalid_files"]:
+            text += f"; {c['invalid_files']} invalid file{'s' if c['invalid_files'] != 1 else ''}"
+        if c["skipped_files"]:
+            text += f"; {c['skipped_files']} skipped"
+        return text + f" (exit {self.exit_code})"
+
+    def lines(self) -> list[str]:
+        """One line per level, then one per invalid or skipped file."""
+        return [format_level(lv) for lv in self.results()] + [format_problem(p) for p in self.problems]
+
+    def results(self) -> Iterator[LevelResult]:
+        """Every level's result, in order: from ``levels``, or read back from the spool."""
+        if self._spool is None:
+            yield from self.levels
+            return
+        self._spool.flush()
+        self._spool.seek(0)
+        for line in self._spool:
+            yield LevelResult(**json.loads(line))
+        self._spool.seek(0, os.SEEK_END)
+
+    def close(self) -> None:
+        """Remove the spool file, if any (it is a nameless temporary file)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def _head(self) -> dict:
+        return {
+            "format": REPORT_FORMAT,
+            "exit_code": self.exit_code,
+            "summary": self.counts() | {"levels": self.checked, "files": self.files,
+                                        "certified_by": dict(self.methods)},
+        }
+
+    def to_json(self) -> dict:
+        return self._head() | {"levels": [asdict(lv) for lv in self.results()],
+                               "files": [asdict(p) for p in self.problems]}
+
+    def json_chunks(self) -> Iterator[str]:
+        """:func:`report_json`'s text, piece by piece: one level at a time, so a spooled report
+        is written without holding its levels."""
+        if not self.checked:
+            yield json_dumps(self.to_json(), indent=2) + "\n"
+            return
+        sentinel = "@llkgen-levels@"
+        text = json_dumps(self._head() | {"levels": [sentinel], "files": [asdict(p) for p in self.problems]},
+                          indent=2) + "\n"
+        before, after = text.split(json_dumps(sentinel), 1)
+        yield before
+        # Each level as json_dumps(..., indent=2) would nest it: two levels deeper. A JSON
+        # string never holds a raw newline, so every newline is a line break of the layout.
+        for i, lv in enumerate(self.results()):
+            yield (",\n    " if i else "") + json_dumps(asdict(lv), indent=2).replace("\n", "\n    ")
+        yield after
+
+    def to_junit(self) -> str:
+        return "".join(self.junit_chunks())
+
+    def junit_chunks(self) -> Iterator[str]:
+        """JUnit XML: one testsuite per file, one testcase per level; unsolvable, unknown and
+        failed levels are failures, invalid files are errors, skipped files are skipped. Each
+        level's testcase carries properties ``method`` (``replay`` or ``search``), ``verdict``
+        and ``nodes``, and its detail as ``system-out``. Yielded a testcase at a time: the
+        suites' counts are tallied as levels arrive, and a file's levels arrive together."""
+        # Ids and file names may hold characters XML cannot carry: each is shown as an escape.
+        problem_suites: dict[str, ET.Element] = {}
+        tally = {name: dict(t) for name, t in self.suite_tally.items()}
+        for p in self.problems:
+            file, detail = xml_text(p.file), xml_text(p.detail)
+            if file not in problem_suites:
+                problem_suites[file] = ET.Element("testsuite", name=file)
+                tally.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
+            case = ET.SubElement(problem_suites[file], "testcase", classname=file, name=file)
+            tally[file]["tests"] += 1
+            if p.status == INVALID:
+                ET.SubElement(case, "error", type="invalid", message=detail).text = detail
+                tally[file]["errors"] += 1
+            else:
+                ET.SubElement(case, "skipped", message=detail)
+                tally[file]["skipped"] += 1
+        total = {k: sum(t[k] for t in tally.values()) for k in ("tests", "failures", "errors", "skipped")}
+        yield '<?xml version="1.0" encoding="utf-8"?>\n'
+        yield _start_tag(ET.Element("testsuites", {"name": "llkgen verify", **_str(total)})) + "\n"
+        current = None
+        for lv in self.results():
+            file, detail = xml_text(lv.file), xml_text(lv.detail)
+            if file != current:
+                if current is not None:
+                    yield "  </testsuite>\n"
+                current = file
+                yield "  " + _start_tag(ET.Element("testsuite", {"name": file, **_str(tally[file])})) + "\n"
+            case = ET.Element("testcase", classname=file, name=xml_text(lv.label))
+            props = ET.SubElement(case, "properties")
+            for key in ("method", "verdict", "nodes"):
+                ET.SubElement(props, "property", name=key, value=str(getattr(lv, key)))
+            if lv.status != OK:
+                ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
+            else:
+                ET.SubElement(case, "system-out").text = detail
+            ET.indent(case, level=2)
+            yield "    " + ET.tostring(case, encoding="unicode") + "\n"
+        if current is not None:
+            yield "  </testsuite>\n"
+        for name, el in problem_suites.items():
+            for k, v in _str(tally[name]).items():
+                el.set(k, v)
+            ET.indent(el, level=1)
+            yield "  " + ET.tostring(el, encoding="unicode") + "\n"
+        yield "</testsuites>\n"
+
+
+def _str(counts: dict[str, int]) -> dict[str, str]:
+    return {k: str(v) for k, v in counts.items()}
+
+
+def _start_tag(el: ET.Element) -> str:
+    """The start tag of a childless element, as ElementTree writes it."""
+    return ET.tostring(el, encoding="unicode").removesuffix(" />") + ">"
+
+
+def format_level(lv: LevelResult) -> str:
+    return printable(f"{lv.status.upper() if lv.status != OK else OK:<10} {lv.label}: {lv.detail}")
+
+
+def format_problem(p: FileProblem) -> str:
+    return printable(f"{'INVALID' if p.status == INVALID else 'skipped':<10} {p.file}: {p.detail}")
+
+
+# -- finding files -------------------------------------------------------------------------------
+def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, bool]]:
+    """``(path, strict)`` for each path: files and pack directories as given (strict), other
+    directories expanded to their ``*.json`` files and pack directories recursively, sorted,
+    hidden entries skipped (not strict). A path that does not exist is returned as a strict
+    file, so it is reported as invalid by name."""
+    out: list[tuple[Path, bool]] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir() and not is_pack_dir(p):
+            out.extend((f, False) for f in sorted(_walk(p)))
+        else:
+            out.append((p, True))
+    return out
+
+
+def _walk(top: Path) -> Iterator[Path]:
+    """``*.json`` files and pack directories under ``top``, not looking inside a pack
+    directory (its ``index.json`` is not a level file)."""
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except PermissionError:  # as Path.rglob does: an unreadable folder holds nothing
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        p = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):  # as Path.rglob: never into a link's loop
+            if _is_pack_dir_in_walk(p):
+                yield p
+            else:
+                yield from _walk(p)
+        elif entry.name.endswith(".json") and entry.is_file():
+            yield p
+
+
+def _is_pack_dir_in_walk(p: Path) -> bool:
+    # In a searched folder, a directory whose index.json is some other tool's valid JSON is
+    # an ordinary folder (its index.json is then listed as skipped); a broken index is a
+    # broken pack directory, reported as invalid.
+    if not is_pack_dir(p):
+        return False
+    try:
+        obj = read_json(p / PACK_INDEX)
+    except LlkgenError:
+        return True
+    return isinstance(obj, dict) and obj.get("format") in DIR_FORMATS
+
+
+def _is_llkgen(obj: object) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("format"), str) and obj["format"].startswith("llkgen.")
+
+
+# -- checking one level --------------------------------------------------------------------------
+def _budget_of(extra: dict, nodes: int | None) -> int:
+    if nodes is not None:
+        return nodes
+    cert = extra.get("certificate")
+    if isinstance(cert, dict) and isinstance(cert.get("budget"), dict):
+        n = cert["budget"].get("nodes")
+        if type(n) is int and n >= 1:
+            return n
+    return DEFAULT_NODES
+
+
+def _replay_stored(board: Board, rules: Rules, solution: object) -> tuple[bool, str]:
+    """``(clears, note)`` for a stored solution: whether the referee replays it to a cleared
+    board, and a sentence saying so or naming the first bad move."""
+    if not isinstance(solution, list):
+        return False, "stored solution fails: expected a list of moves [[r1, c1], [r2, c2]]"
+    result = replay(board, rules, solution)
+    if result.ok and result.cleared:
+        return True, f"the stored solution replays: {result.describe()}"
+    return False, f"stored solution fails: {result.describe()}"
+
+
+def check_level(label: str, file: str, board: Board, rules: Rules, solution: object,
+                nodes: int, seconds: float | None = None, resolve: bool = False) -> LevelResult:
+    """Certify one level. ``solution`` is the stored solution, or ``None`` for none.
+
+    Without ``resolve``, a level with a stored solution is decided by replaying it alone:
+    ``ok`` by ``replay`` when it clears the board, ``failed`` when it does not; nothing is
+    searched. Otherwise the verifier searches the level within ``nodes`` (and ``seconds``, if
+    given), and a stored solution is replayed as well: one that fails is ``failed`` whatever
+    the search found, and one that clears certifies a level the search left undecided.
+    Returns ``ok`` only when the referee has accepted a solution (stored, or the verifier's
+    witness, which :func:`llkgen.verifier.verify` replays before returning it)."""
+    stored = solution is not None
+    clears, note = _replay_stored(board, rules, solution) if stored else (False, "")
+    if stored and not resolve:
+        if clears:
+            return LevelResult(label, file, OK, SOLVABLE, REPLAY, "", 0, nodes, seconds, "replays",
+                               f"solvable: {note}")
+        return LevelResult(label, file, FAILED, UNKNOWN, REPLAY, "", 0, nodes, seconds, "fails",
+                           f"{note} (not searched: a level is certified by its stored solution; "
+                           "--resolve also searches it)")
+    verdict = verify(board, rules, Budget(nodes=nodes, seconds=seconds))
+    stage = str(verdict.stats.get("stage", ""))
+    spent = int(verdict.stats.get("nodes", 0))
+    sol_state = "none" if not stored else "replays" if clears else "fails"
+    effort = f"{spent} node{'s' if spent != 1 else ''}"
+    effort = f"{stage}, {effort}" if stage else effort
+    method = SEARCH
+    if sol_state == "fails":
+        status, detail = FAILED, f"{note} (search: {verdict.status}, {effort})"
+    elif verdict.status == SOLVABLE:
+        status = OK
+        detail = f"solvable ({effort})" + (f"; {note}" if note else "")
+    elif verdict.status == UNSOLVABLE and clears:
+        status = FAILED
+        detail = ("internal contradiction: the stored solution clears the board but the search says "
+                  f"unsolvable ({verdict.reason}); please report this")
+    elif verdict.status == UNSOLVABLE:
+        status, detail = UNSOLVABLE_S, f"unsolvable: {verdict.reason}"
+    elif clears:
+        status, method = OK, REPLAY
+        detail = f"solvable: {note} (search undecided: {verdict.reason})"
+    else:
+        status, detail = UNKNOWN_S, f"unknown: {verdict.reason}; raise --nodes or --budget to decide it"
+    return LevelResult(label, file, status, verdict.status, method, stage, spent, nodes, seconds,
+                       sol_state, detail)
+
+
+def _check_task(task: tuple) -> LevelResult:
+    return check_level(*task)
+
+
+# -- the whole run ------------------------------------------------------------------------------
+#: Levels in flight per worker: enough that cheap levels queued behind a slow search do not
+#: leave the other workers idle, few enough that memory stays bounded.
+WINDOW_PER_JOB = 64
+
+
+def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
+           report: VerifyReport) -> Iterator[tuple]:
+    """One ``check_level`` argument tuple per level, file by file, level by level: a pack
+    directory is read as it is consumed. Bad files are recorded in ``report`` as they are met."""
+    for path, strict in collect(paths):
+        report.files += 1
+        source = printable(str(path))  # undecodable bytes of a file name shown as \xNN
+        try:
+            if path.is_dir():
+                levels: Iterable = iter_pack_dir(path)
+            else:
+                obj = read_json(path)
+                if not strict and not _is_llkgen(obj):
+                    report.problems.append(FileProblem(
+                        source, "skipped",
+                        f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
+                    continue
+                if isinstance(obj, dict) and obj.get("format") in DIR_FORMATS:
+                    raise LevelFormatError(f"{source}: is the index of a pack directory: expected a "
+                                           f"level or pack file (check the directory, {path.parent})")
+                levels = levels_from_json(obj, source)
+            raw = str(path)
+            for label, lv in levels:
+                if label.startswith(raw + "#"):  # a pack directory's label: its path shown printable
+                    label = source + label[len(raw):]
+                yield (label, source, lv.board, lv.rules, lv.extra.get("solution"),
+                       _budget_of(lv.extra, nodes), seconds, resolve)
+        except PackFileError as e:
+            report.problems.append(FileProblem(printable(e.where), INVALID, printable(e.reason)))
+        except LlkgenError as e:
+            msg = printable(str(e))
+            detail = msg[len(source) + 2:] if msg.startswith(source + ": ") else msg
+            report.problems.append(FileProblem(source, INVALID, detail))
+
+
+def _replay_only(task: tuple) -> bool:
+    return task[4] is not None and not task[7]
+
+
+#: Levels read ahead per chunk on a Dask cluster (``--scheduler``): the replays are checked
+#: here, the searches of the chunk go to the cluster together.
+CHUNK = 1024
+
+
+def _results_on(tasks: Iterator[tuple], executor: Executor) -> Iterator[LevelResult]:
+    """:func:`_results` on another executor (a Dask cluster), chunk by chunk in order: at most
+    :data:`CHUNK` levels are held at a time, and the cluster stays up between chunks."""
+    session = getattr(executor, "session", None)
+    with session() if session is not None else nullcontext():
+        while chunk := list(islice(tasks, CHUNK)):
+            yield from _chunk_results(chunk, executor)
+
+
+def _chunk_results(chunk: list[tuple], executor: Executor) -> list[LevelResult]:
+    out: list[LevelResult | None] = [None] * len(chunk)
+    searched = []
+    for i, task in enumerate(chunk):
+        if _replay_only(task):
+            out[i] = _check_task(task)
+        else:
+            searched.append(i)
+
+    def put(pos: int, result: LevelResult) -> None:
+        out[searched[pos]] = result
+
+    executor.run_ordered(_check_task, [chunk[i] for i in searched], put)
+    return [r for r in out if r is not None]
+
+
+def _results(tasks: Iterator[tuple], jobs: int) -> Iterator[LevelResult]:
+    """``check_level`` of every task, in order. A replay costs well under a millisecond, less
+    than handing the level to a worker, so levels certified by replay alone are checked here;
+    searches go to a pool of ``jobs`` workers, started at the first search. At most
+    ``WINDOW_PER_JOB * jobs`` levels are in flight, so memory does not grow with the pack."""
+    window: deque[LevelResult | Future] = deque()
+    limit = WINDOW_PER_JOB * jobs
+    with ExitStack() as stack:
+        pool = None
+        for task in tasks:
+            if jobs == 1 or _replay_only(task):
+                window.append(_check_task(task))
+            else:
+                if pool is None:
+                    pool = stack.enter_context(worker_pool(jobs))
+                window.append(pool.submit(_check_task, task))
+            while window and (len(window) > limit or not isinstance(window[0], Future) or window[0].done()):
+                head = window.popleft()
+                yield head.result() if isinstance(head, Future) else head
+        while window:
+            head = window.popleft()
+            yield head.result() if isinstance(head, Future) else head
+
+
+def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, jobs: int = 1,
+                 on_level: Callable[[LevelResult], None] | None = None, *,
+                 seconds: float | None = None, resolve: bool = False,
+                 keep_levels: bool = True, spool: bool = False,
+                 executor: Executor | None = None) -> VerifyReport:
+    """Check every level found under ``paths`` (see the module docstring); never raises for
+    bad files (they are reported as invalid). ``jobs > 1`` searches levels in a process pool;
+    the report is the same. ``seconds`` limits each search in wall-clock time; ``resolve``
+    searches levels that store a solution too. With ``keep_levels`` false the report holds
+    counts only (with ``spool``, a temporary file of results too, read back by the JSON and
+    JUnit writers; :meth:`VerifyReport.close` removes it), and ``on_level`` is the way to see
+    each result as it comes. ``executor`` (e.g. a Dask cluster, see :mod:`llkgen.execution.base`)
+    runs the searches instead of the process pool; the report is the same."""
+    if nodes is not None and (type(nodes) is not int or nodes < 1):
+        raise ValueError(f"nodes: expected an integer >= 1, found {nodes!r}")
+    if seconds is not None and not (isinstance(seconds, (int, float)) and seconds >= 0):
+        raise ValueError(f"seconds: expected a number >= 0, found {seconds!r}")
+    paths = list(paths)
+    report = VerifyReport(keep_levels=keep_levels, spool=spool)
+    tasks = _tasks(paths, nodes, seconds, resolve, report)
+    results = _results(tasks, max(1, jobs)) if executor is None else _results_on(tasks, executor)
+    for res in results:
+        report.add(res)
+        if on_level is not None:
+            on_level(res)
+    if not report.checked and not report.problems:
+        raise LevelFormatError(
+            "no level files found in " + ", ".join(str(p) for p in paths) + " (expected *.json level or pack "
+            "files, or pack directories)"
+        )
+    return report
+
+
+def write_junit(report: VerifyReport, path: str | os.PathLike) -> Path:
+    """Write :meth:`VerifyReport.junit_chunks` to ``path`` atomically, piece by piece."""
+    with open_atomic(path) as f:
+        for chunk in report.junit_chunks():
+            f.write(chunk)
+    return Path(path)
+
+
+def report_json(report: VerifyReport) -> str:
+    return "".join(report.json_chunks())

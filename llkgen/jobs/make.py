@@ -1,0 +1,265 @@
+"""Pack export: certified levels to a deterministic ``llkgen.pack/1`` file.
+
+The bytes written depend only on the spec (after command-line overrides) and llkgen's version:
+no timestamps, no timings, no host names, keys in a fixed order, and levels in index order
+whatever the number of worker processes. The file is written atomically (a temporary file
+beside it, fsynced, then renamed), so an interrupted run leaves the previous pack untouched.
+
+Each level carries ``seed`` (its own, see :func:`llkgen.generation.generator.level_seed`), ``metrics``,
+``certificate`` ``{verdict, method, budget, stats}`` and, unless ``export.solutions`` is false,
+``solution`` (the verifier's witness, replayed by the referee).
+
+The spec's ``export.grid`` and ``export.layout`` (:mod:`llkgen.formats.shapes`) say how the levels are
+written: nested or flat (:mod:`llkgen.formats.flat`), in one pack or one file per level
+(:mod:`llkgen.formats.packfiles`). Levels are made, journalled and sharded nested, whatever the shape,
+and take their shape only as the pack is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+import llkgen.generation.generator as generate
+from llkgen._version import __version__
+from llkgen.errors import LevelFormatError
+from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailure
+from llkgen.files import check_writable, prepare_dir, write_lines_atomic
+from llkgen.formats.container import check_pack_dir_target
+from llkgen.formats.flat import flat_level_json
+from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
+from llkgen.formats.packdir import PART_LEVELS, write_pack_dir
+from llkgen.formats.packfiles import write_pack_files
+from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
+from llkgen.generation.generator import GeneratedLevel
+from llkgen.generation.spec import Spec
+from llkgen.jobs.shards import Shard, open_shards, shard_lines, spec_identity
+from llkgen.jobs.spool import Journal, MemorySpool, temporary_journal_path
+
+SCHEMAS = ("level", "level-flat", "pack", "pack-files")
+
+
+def level_id(spec: Spec, index: int) -> str:
+    """``<name>-<index + 1>``; unpadded, so ids never change when the pack grows."""
+    return f"{spec.name}-{index + 1}"
+
+
+def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
+    """The pack object for generated ``levels`` (in index order)."""
+    out = []
+    for lv in levels:
+        extra: dict = {"seed": lv.seed, "metrics": dict(lv.metrics), "certificate": lv.certificate}
+        if spec.export.solutions:
+            extra["solution"] = lv.solution
+        out.append(Level(lv.board, lv.rules, level_id(spec, lv.index), extra))
+    return Pack(spec.name, out, {"generator": f"llkgen {__version__}", "seed": spec.seed})
+
+
+#: The most levels a pack file holds; a bigger pack is written as a pack directory
+#: (:func:`llkgen.formats.packdir.write_pack_dir`), with as many levels per part.
+PACK_FILE_MAX = PART_LEVELS
+
+
+@dataclass(frozen=True)
+class LevelSummary:
+    """What ``llkgen make`` reports about a level it made (or found in a journal)."""
+
+    index: int
+    id: str
+    seed: int
+    attempts: int
+    metrics: dict
+
+    @classmethod
+    def of(cls, record: dict) -> LevelSummary:
+        level = record["level"]
+        return cls(record["index"], level.get("id"), level.get("seed"), record["attempts"],
+                   level.get("metrics", {}))
+
+
+@dataclass(frozen=True)
+class MakeResult:
+    """The file (or pack directory) written and its levels, in index order. ``resumed`` of
+    them came from a journal."""
+
+    path: Path
+    levels: list[LevelSummary]
+    resumed: int = 0
+
+
+def level_record(spec: Spec, lv: GeneratedLevel) -> dict:
+    """``lv`` as a record (see :mod:`llkgen.jobs.spool`): its level object exactly as the pack holds it."""
+    level = build_pack(spec, [lv]).levels[0]
+    return {"index": lv.index, "attempts": lv.attempts, "level": level_to_json(level)}
+
+
+def make_record(spec: Spec, index: int) -> dict:
+    """Level ``index`` of ``spec`` made and turned into a record: the unit of work sent to
+    worker processes and clusters (plain JSON data, small to send back)."""
+    return level_record(spec, generate.generate_level(spec, index))
+
+
+def pack_header(identity: dict) -> dict:
+    """The top-level keys of the pack, in :func:`build_pack`'s order, but ``levels``."""
+    return {"format": PACK_FORMAT, "name": identity["name"], "generator": identity["generator"],
+            "seed": identity["seed"]}
+
+
+def is_directory(count: int, layout: Layout = Layout.PACK) -> bool:
+    """Whether a pack of ``count`` levels in ``layout`` is written as a directory: always for
+    ``files``, past :data:`PACK_FILE_MAX` levels for ``pack``."""
+    return layout == Layout.FILES or count > PACK_FILE_MAX
+
+
+def pack_path(path: str | os.PathLike, count: int, layout: Layout = Layout.PACK) -> Path:
+    """Where a pack of ``count`` levels goes for ``--out path``: the file itself, or, for a
+    directory (:func:`is_directory`), a directory named like it without ``.json``
+    (``output/big.json`` -> ``output/big``)."""
+    p = Path(path)
+    if is_directory(count, layout) and p.name.endswith(".json"):
+        return p.with_name(p.name[:-len(".json")])
+    return p
+
+
+def check_output(path: str | os.PathLike, count: int, layout: Layout = Layout.PACK) -> Path:
+    """Raise :class:`~llkgen.errors.OutputError` now if the pack could not be written."""
+    p = pack_path(path, count, layout)
+    if not is_directory(count, layout):
+        return check_writable(p)
+    check_pack_dir_target(p)
+    prepare_dir(p.parent)
+    return p
+
+
+def shaped(level: dict, grid: GridShape) -> dict:
+    """A nested level object (as records hold it) in the shape ``grid``."""
+    return flat_level_json(level, f"level {level.get('id')}") if grid == GridShape.FLAT else level
+
+
+def write_pack(path: str | os.PathLike, identity: dict, records: Iterable[dict],
+               grid: GridShape = GridShape.NESTED, layout: Layout = Layout.PACK) -> Path:
+    """Write the pack of ``records`` (every level, in index order) atomically, its levels in
+    the shape ``grid``: one ``llkgen.pack/1`` file, or a pack directory past
+    :data:`PACK_FILE_MAX` levels, or with ``layout`` files one file per level (see
+    :func:`pack_path`). The bytes depend only on the records, ``identity`` and the shape."""
+    header = pack_header(identity)
+    count = identity["count"]
+    levels = (shaped(r["level"], grid) for r in records)
+    if layout == Layout.FILES:
+        return write_pack_files(pack_path(path, count, layout), header, levels)
+    if count > PACK_FILE_MAX:
+        return write_pack_dir(pack_path(path, count), header, levels, per_file=PACK_FILE_MAX)
+    return write_json_atomic(path, {**header, "levels": list(levels)})
+
+
+def journal_path(out: str | os.PathLike) -> Path:
+    """The journal of ``make --resume`` for the output ``out``: ``out.journal`` beside it."""
+    p = Path(out)
+    return p.with_name(p.name + ".journal")
+
+
+def make_pack(spec: Spec, jobs: int = 1,
+              on_level: Callable[[LevelSummary], None] | None = None, *,
+              executor: Executor | None = None, shard: Shard | None = None,
+              resume: bool = False) -> MakeResult:
+    """Generate every level of ``spec`` (or of ``shard`` of it) and write the pack (or the shard
+    file) to ``spec.export.path``.
+
+    The levels run on ``executor`` (default: a process pool of ``jobs``). ``on_level`` is called
+    for each level in index order as it is made (and first for each level found in the
+    journal). Nothing is written unless every level was generated and certified; a failure
+    raises :class:`~llkgen.errors.GenerationError` and leaves any previous pack as it was.
+
+    With ``resume``, each made level is first appended to :func:`journal_path` (fsynced), and
+    levels already there are not made again. A journal of another spec, seed, count, shard or
+    llkgen version is an error, not a silent restart: that journal names a different pack.
+    The journal is removed once the pack is written."""
+    shard = shard or Shard()
+    executor = executor or ProcessExecutor(jobs)
+    identity = spec_identity(spec)
+    indices = shard.indices(spec.count)
+    grid, layout = spec.export.grid, spec.export.layout
+    out = Path(spec.export.path) if not shard.whole else pack_path(spec.export.path, spec.count, layout)
+    header = {**identity, "shard": str(shard)}
+    spool: MemorySpool | Journal
+    if resume:
+        spool = Journal.open(journal_path(out), header, resume=True)
+    elif len(indices) > PACK_FILE_MAX:
+        spool = Journal.open(temporary_journal_path(out), header, resume=False, durable=False)
+    else:
+        spool = MemorySpool()
+    made: dict[int, LevelSummary] = {}
+    try:
+        wanted = set(indices)
+        if isinstance(spool, Journal):
+            for record in spool.records():
+                if record["index"] in wanted:
+                    made[record["index"]] = summary = LevelSummary.of(record)
+                    if on_level is not None:
+                        on_level(summary)
+        resumed = len(made)
+
+        def keep(pos: int, record: dict) -> None:
+            spool.add(record)
+            made[record["index"]] = summary = LevelSummary.of(record)
+            if on_level is not None:
+                on_level(summary)
+
+        try:
+            executor.run_ordered(partial(make_record, spec), [i for i in indices if i not in made], keep)
+        except WorkerFailure as e:
+            i = e.arg if isinstance(e.arg, int) else -1
+            raise WorkerFailure(
+                f"{spec.source}: level {i + 1} of {spec.count} (index {i}): failed {TRIES} times on the "
+                f"cluster, last with {type(e.error).__name__}: {e.error}", i, e.error) from None
+        if shard.whole:
+            path = write_pack(out, identity, spool.records(indices), grid, layout)
+        else:
+            path = write_lines_atomic(out, shard_lines(identity, shard, spool.records(indices), len(indices),
+                                                       grid, layout))
+    except BaseException:
+        spool.close(remove=not resume)
+        raise
+    spool.close(remove=True)
+    return MakeResult(path, [made[i] for i in indices], resumed)
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    path: Path
+    count: int
+    shards: int
+
+
+def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike) -> MergeResult:
+    """Merge shard files (see :mod:`llkgen.jobs.shards`) into the pack a single ``make`` would have
+    written, byte for byte, at ``out`` (a directory past :data:`PACK_FILE_MAX` levels, or for
+    the ``files`` layout), in the grid shape and layout the shards record. A missing,
+    duplicated or foreign shard, or a damaged line, raises
+    :class:`~llkgen.errors.LevelFormatError` naming it; nothing is written then."""
+    shards = open_shards(paths)
+    try:
+        if shards.layout == Layout.FILES and shards.count > FILES_LAYOUT_MAX:
+            raise LevelFormatError(f"{paths[0]}: line 1: layout: expected pack for {shards.count} levels, found "
+                                   f"files (at most {FILES_LAYOUT_MAX} levels, one file each)")
+        check_output(out, shards.count, shards.layout)
+        path = write_pack(out, shards.identity, shards.records(), shards.grid, shards.layout)
+    finally:
+        shards.close()
+    return MergeResult(path, shards.count, len(paths))
+
+
+def load_schema(name: str) -> dict:
+    """The shipped JSON Schema of :data:`SCHEMAS` (``llkgen/schemas/<name>.schema.json``): a
+    nested level, a flat level, a pack (of levels of either shape) or the index of the
+    ``files`` layout. They refer to each other by ``$id``."""
+    if name not in SCHEMAS:
+        raise ValueError(f"schema: expected one of {', '.join(SCHEMAS)}, found {name!r}")
+    text = resources.files("llkgen").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
+    return json.loads(text)

@@ -1,0 +1,355 @@
+"""The lock test: a sound proof that some tiles can never be removed (no gravity only).
+
+Relaxation: repeatedly delete any single tile that has a legal path, on the current relaxed
+board, to the cell of a tile it may pair with, whether that tile is still there or already
+deleted. When nothing more can be deleted, the tiles left are *locked*.
+
+Why it is sound: without gravity tiles never move, and emptying cells never blocks a path.
+Take any real sequence of moves and assume (induction) that every cell it has emptied so far
+is also empty on the relaxed fixpoint board. The next real move removes ``a`` and ``b`` along a
+path whose interior cells are empty in the real board, hence in the relaxed one; so on the
+relaxed board ``a`` links to ``b``'s cell and ``b`` to ``a``'s, and both are deleted by the
+fixpoint. So every tile real play can ever remove is deleted by the relaxation, and a tile the
+relaxation keeps can never be removed: the board (or the branch of the search with those
+partner constraints) is unsolvable.
+
+The fixpoint is unique: deleting a tile only empties a cell, which can only help other tiles,
+so the order of deletions changes the cost, never the result. Two things make it cheap:
+
+* A ``hint``: the deletion order of an earlier run on a board with a subset of this board's
+  empty cells and a superset of its partner lists (the parent node in the pairing search),
+  each step with the path it took. Its steps are taken in order, and a step whose partner is
+  still allowed and whose path avoids every tile not yet deleted needs no link test at all
+  (:meth:`Relaxation.replay` argues why): on a child node almost every step holds, so the
+  fixpoint costs a pass of bit tests instead of repeated passes of path tests.
+* The link test of :mod:`llkgen.game.grid`, kept current on the relaxed board by
+  :meth:`~llkgen.game.grid.Grid.clear` at a constant cost per deletion. Before the bitboards, a
+  union-find over the empty regions filtered out pairs that shared no region, because the
+  path test was the expensive part. The filter rejected 60% of same-type pairs on 10x16
+  boards with 40 cells emptied, but one filter query cost 2.8x a bitboard link test (both
+  timed in alternating rounds), so a filter could no longer pay for itself: it was removed.
+
+**Resuming.** Because the fixpoint is unique, a relaxation stopped early -- some tiles held
+back -- can later be continued under different partner lists, as long as every deletion made
+so far is still allowed: the result is the fixpoint of the new lists. Failed-pairing probing
+uses this (:class:`Relaxation`): it relaxes once with one type's tiles held back, then
+resumes from there once per pairing of that type.
+
+``partners`` restricts whom a tile may pair with. At the root every other tile of its type is
+allowed; inside the pairing search a tile whose type's pairing is fixed may only use its fixed
+partner, which makes the test stronger while staying sound for that branch.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Mapping, Sequence
+
+from llkgen.game.grid import Grid, column_masks, crossing, run
+from llkgen.verifier.verdict import OutOfBudget
+
+#: One deletion: the tile, the partner whose cell it linked to, and the cells strictly inside
+#: that path as a bitmask over padded indices (0 for neighbours).
+Step = tuple[int, int, int]
+
+
+class Relaxation:
+    """A relaxed board being emptied: a copy of the grid, the deletion order so far, and the
+    tiles not deleted yet. :meth:`replay` and :meth:`settle` only ever delete tiles that link
+    to an allowed partner's cell, so any prefix of their work is a valid start for another
+    run under different partners (see the module docstring)."""
+
+    def __init__(self, grid: Grid, deadline: float | None = None, *, copy: bool = True):
+        self.grid = grid.copy() if copy else grid
+        self.order: list[Step] = []
+        self.deadline = deadline
+        self.attempts = 0
+        # Deletions are written to ``g`` at once but reach the run tables only when a link
+        # test needs them (``_flush``): a replayed hint needs few.
+        self.pending: list[int] = []
+        #: the padded cells of each column, for the path masks (:meth:`path`)
+        self.cols = column_masks(self.grid.rows, self.grid.cols)
+
+    def copy(self) -> "Relaxation":
+        self._flush()
+        other = Relaxation(self.grid.copy(), self.deadline, copy=False)
+        other.order = list(self.order)
+        return other
+
+    def _flush(self) -> None:
+        """Apply the pending deletions to the run tables (:meth:`Grid._opened` written out:
+        a replay may flush a hundred cells at once)."""
+        rg = self.grid
+        R, C, H, V, w = rg.R, rg.C, rg.H, rg.V, rg.w
+        rowbits, colbits = rg.rowbits, rg.colbits
+        for p in self.pending:
+            r, c = R[p], C[p]
+            rowbits[r] |= 1 << c
+            colbits[c] |= 1 << r
+            m = H[p]
+            base = p - c
+            H[base + (m & -m).bit_length() - 2] |= m
+            H[base + m.bit_length()] |= m
+            m = V[p]
+            V[((m & -m).bit_length() - 2) * w + c] |= m
+            V[m.bit_length() * w + c] |= m
+        self.pending.clear()
+
+    def path(self, p: int, q: int) -> int | None:
+        """The interior of some path from tile ``p`` to cell ``q`` (a tile or empty) as a
+        bitmask over padded indices, or None. The tables must be flushed."""
+        rg = self.grid
+        w = rg.w
+        d = p - q
+        if d == 1 or d == -1 or d == w or d == -w:
+            return 0
+        R, C = rg.R, rg.C
+        rp, rq, cp, cq = R[p], R[q], C[p], C[q]
+        if rg.g[q]:
+            hq, vq = rg.H[q], rg.V[q]
+        else:
+            hq, vq = run(rg.rowbits[rq], cq), run(rg.colbits[cq], rq)
+        found = crossing(rg.rowbits, rg.colbits, rp, cp, rq, cq, rg.H[p], hq, rg.V[p], vq)
+        if found is None:
+            return None
+        across, m = found
+        k = (m & -m).bit_length() - 1  # the middle column (or row) of one such path
+        cols = self.cols
+        if across:  # p -> (rp, k) -> (rq, k) -> q
+            lo, hi = (rp, rq) if rp < rq else (rq, rp)
+            inside = (((2 << abs(cp - k)) - 1) << (rp * w + min(cp, k))
+                      | ((2 << abs(cq - k)) - 1) << (rq * w + min(cq, k))
+                      | cols[k] & ((1 << (hi * w + w)) - (1 << (lo * w))))
+        else:  # p -> (k, cp) -> (k, cq) -> q
+            lo, hi = (cp, cq) if cp < cq else (cq, cp)
+            inside = (cols[cp] & ((1 << (max(rp, k) * w + w)) - (1 << (min(rp, k) * w)))
+                      | cols[cq] & ((1 << (max(rq, k) * w + w)) - (1 << (min(rq, k) * w)))
+                      | ((2 << (hi - lo)) - 1) << (k * w + lo))
+        return inside & ~((1 << p) | (1 << q))
+
+    def _delete(self, p: int, partners: Sequence[int]) -> bool:
+        """Delete tile ``p`` if it links to one of ``partners`` (tables flushed). Every 64
+        attempts it reads the clock: on a 64x64 board a single pass can take seconds."""
+        self.attempts += 1
+        if self.deadline is not None and not self.attempts & 63 and time.perf_counter() > self.deadline:
+            raise OutOfBudget("seconds")
+        for q in partners:
+            inside = self.path(p, q)
+            if inside is not None:
+                self.grid.g[p] = 0
+                self.grid._opened(p)
+                self.order.append((p, q, inside))
+                return True
+        return False
+
+    def replay(self, hint: Sequence[Step], alive: Sequence[int],
+               partners: Mapping[int, Sequence[int]]) -> list[int]:
+        """Delete tiles of ``alive`` following ``hint``, an earlier deletion order on a board
+        with a subset of this board's empty cells and partner lists that may have allowed
+        more. Returns the tiles of the hint it could not delete, in hint order, at a fixpoint:
+        each was tested last on the final board.
+
+        Why a recorded step can be taken untested: it found its path on a board whose empty
+        cells were, at that point, a subset of ours, except for the tiles the hint had deleted
+        before it that are still here (``missed``). So a step whose partner is still allowed
+        and whose path avoids ``missed`` is valid as recorded.
+
+        The first pass takes every such step and only *defers* the others, with a bit test
+        and no link test: steps whose path is blocked, and steps whose partner is no longer
+        allowed. Then the deferred steps are unwound in hint order, pass after pass: most
+        find their recorded path clear again once the few re-partnered tiles before them have
+        gone, and only the rest are tested. Measured on the node lock tests and probes of
+        seeded 10x16 boards, testing each step when it came up cost several times the link
+        tests."""
+        g = self.grid.g
+        live = set(alive)
+        pending = self.pending
+        order = self.order
+        missed = 0
+        waiting: list[Step] = []
+        for step in hint:
+            p, q, inside = step
+            if p not in live or not g[p]:
+                continue
+            if q in partners[p]:
+                if not inside & missed:
+                    g[p] = 0
+                    pending.append(p)
+                    order.append(step)
+                    continue
+            else:
+                step = (p, -1, 0)  # no recorded path for its new partners
+            waiting.append(step)
+            missed |= 1 << p
+        if not waiting:
+            return []
+        self._flush()
+        changed = True
+        while waiting and changed:
+            changed = False
+            keep = []
+            for step in waiting:
+                p, q, inside = step
+                if q >= 0 and not inside & missed:
+                    g[p] = 0
+                    self.grid._opened(p)
+                    order.append(step)
+                elif not self._delete(p, partners[p]):
+                    keep.append(step)
+                    continue
+                missed ^= 1 << p
+                changed = True
+            waiting = keep
+        return [p for p, _, _ in waiting]
+
+    def settle(self, tiles: Sequence[int], partners: Mapping[int, Sequence[int]]) -> list[int]:
+        """Delete tiles of ``tiles`` until none more can go; return those left, in order."""
+        g = self.grid.g
+        remaining = [p for p in tiles if g[p]]
+        if remaining:
+            self._flush()
+        changed = True
+        while changed and remaining:
+            changed = False
+            keep = []
+            for p in remaining:
+                if self._delete(p, partners[p]):
+                    changed = True
+                else:
+                    keep.append(p)
+            remaining = keep
+        return remaining
+
+
+def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequence[int]],
+                 hint: Sequence[Step] = (), order: list[Step] | None = None,
+                 deadline: float | None = None) -> list[int]:
+    """Positions of the tiles the relaxation cannot delete (an empty list proves nothing).
+
+    ``grid`` is not changed. ``hint`` is an earlier deletion order (see the module docstring);
+    it changes the cost only, never the result. ``order``, if given, receives this run's
+    deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it raises
+    ``OutOfBudget("seconds")``."""
+    if hint:
+        live = set(alive)
+        if all(q in partners[p] for p, q, _ in hint if p in live):
+            # Every step's partner is still allowed, so the whole hint replays (see
+            # Relaxation.replay): the common case of a child whose move left every tile's
+            # partner alive.
+            if order is not None:
+                order.extend(step for step in hint if step[0] in live)
+            return []
+    rel = Relaxation(grid, deadline)
+    if hint:
+        stuck = rel.replay(hint, alive, partners)
+        rest = [p for p in alive if grid.g[p] and rel.grid.g[p]]
+        # The replay left its own tiles at a fixpoint; tiles the hint never saw still need
+        # settling, and if any of them goes, the stuck ones get another chance there.
+        left = rel.settle(rest, partners) if len(rest) > len(stuck) else stuck
+    else:
+        left = rel.settle(alive, partners)
+    if order is not None:
+        order.extend(rel.order)
+    return left
+
+
+class OrderWalk:
+    """A complete deletion order of a grid, walked once, to vet many partner changes at once.
+
+    Failed-pairing probing asks, for each pairing of each type, whether the lock test with
+    that type held to that pairing deletes every tile. The node's own lock test already gave
+    a complete deletion ``order`` under looser partner lists. :meth:`passes` answers "yes,
+    certainly" for most pairings without running the lock test, by building a valid deletion
+    order under the new partners from ``order``:
+
+    * a tile whose new partner's cell it links to just before ``order`` deleted it takes that
+      link at that step instead (:attr:`linked`, with the path found);
+    * any other re-partnered tile is *deferred*: it stays until every other tile has gone,
+      which is allowed only if no later step of ``order`` crossed it (:attr:`crossed`) and no
+      swapped-in path above crosses it; at the end the deferred tiles are deleted among
+      themselves on the final board (:meth:`passes` tries that).
+
+    Every other step keeps its tile, partner and path, and finds the same empty cells as in
+    ``order``, because the only tiles still present that ``order`` had deleted are deferred
+    ones, which those paths avoid. So when :meth:`passes` says yes, the lock test under the new
+    partners deletes every tile (its fixpoint is unique). When it says no, nothing is known:
+    the caller runs the lock test."""
+
+    def __init__(self, grid: Grid, order: Sequence[Step], wanted: Mapping[int, Sequence[int]]):
+        self.values = {p: grid.g[p] for p in wanted}
+        rel = Relaxation(grid)
+        g = rel.grid.g
+        self.linked: dict[tuple[int, int], int] = {}
+        gone = 0  # tiles deleted so far along the walk
+        crossed = 0  # tiles some later step's path ran through
+        for p, _, inside in order:
+            crossed |= inside & gone
+            if p in wanted:
+                rel._flush()
+                for y in wanted[p]:
+                    path = rel.path(p, y)
+                    if path is not None:
+                        self.linked[p, y] = path
+            g[p] = 0
+            rel.pending.append(p)
+            gone |= 1 << p
+        rel._flush()
+        self.crossed = crossed
+        self.end = rel.grid  # every tile gone
+
+    def passes(self, mate: Mapping[int, int]) -> bool:
+        """Whether the lock test certainly deletes every tile when each tile ``x`` of
+        ``mate`` may pair only with ``mate[x]`` (every other tile as before)."""
+        deferred = [x for x, y in mate.items() if (x, y) not in self.linked]
+        if not deferred:
+            return True
+        held = 0
+        for x in deferred:
+            if self.crossed >> x & 1:
+                return False
+            held |= 1 << x
+        for x, y in mate.items():
+            if (x, y) in self.linked and self.linked[x, y] & held:
+                return False
+        end = self.end
+        for x in deferred:
+            end.fill(x, self.values[x])
+        left = list(deferred)
+        progress = True
+        while left and progress:
+            progress = False
+            for x in list(left):
+                if end.link_cell(x, mate[x]):
+                    end.clear(x)
+                    left.remove(x)
+                    progress = True
+        for x in left:
+            end.clear(x)
+        return not left
+
+
+def in_hint_order(tiles: Sequence[int], hint: Sequence[Step]) -> list[int]:
+    """``tiles`` in the order the hint deleted them, the others after, as given. Tiles a
+    replay could not delete mostly wait for tiles the hint deleted before them, so settling
+    them in this order needs far fewer passes than board order (measured on the probes of
+    seeded 10x16 boards: about a third of the link tests)."""
+    if not hint:
+        return list(tiles)
+    want = set(tiles)
+    out = [p for p, _, _ in hint if p in want]
+    if len(out) < len(want):
+        placed = set(out)
+        out += [p for p in tiles if p not in placed]
+    return out
+
+
+def root_partners(grid: Grid) -> tuple[list[int], dict[int, list[int]]]:
+    """Every tile, and for each every other tile of its type: the partner lists of an
+    unconstrained board."""
+    alive: list[int] = []
+    partners: dict[int, list[int]] = {}
+    for ps in grid.by_type().values():
+        for p in ps:
+            alive.append(p)
+            partners[p] = [q for q in ps if q != p]
+    return alive, partners

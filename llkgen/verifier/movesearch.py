@@ -1,0 +1,326 @@
+"""Exact search over removable pairs for boards with gravity.
+
+Under gravity the monotonicity that the pairing search and the lock test rely on is gone: a
+removal makes tiles slide, which can close a path that was open. This search branches on
+removable pairs, and prunes with two sound rules.
+
+**A table of dead boards.** A board from which the search has tried every move without
+clearing it is recorded; meeting it again ends that line at once. Sound under any rules,
+because the outcome of play depends only on the board, not on how it was reached. The table
+stores the exact board bytes, so a hash collision can never prune a live board.
+
+**Clearing a type from the top is safe.** Call the board *settled* when every run (a column
+for ``down``/``up``, a row for ``left``/``right``, split by walls) has its tiles packed
+against the gravity side; after any move the board is settled. On a settled board a run is
+just a sequence of tiles, and a removal deletes tiles from their sequences: so *the board
+after removing a set of tiles does not depend on the order of the removals* (nor on how the
+tiles were paired). Now take a type ``t`` whose tiles are all at the far ends of their runs
+(every tile farther from the gravity side than a ``t`` tile is a ``t`` tile), and suppose
+the board can be cleared by some sequence ``S``. Tiles never enter a run from the far end,
+so along ``S`` the ``t`` tiles stay at the far ends of their runs until ``S`` removes them;
+deleting them from a sequence's end moves no other tile. So if we first clear ``t`` by its
+own moves, every later board is the board of ``S`` at the same point minus some ``t`` tiles,
+with every other tile in the same cell: each move of ``S`` that is not a ``t`` move finds the
+same tiles and more empty cells, and stays legal. Hence clearing ``t`` first loses nothing.
+The search does it without branching whenever it finds such a type and a sequence of its own
+moves that clears it (played for real, with gravity: ``t`` tiles above a removed one may
+slide, nothing else does). A type with two tiles left at the tops of their runs that link
+now is the common case. ``tests/test_pruning.py`` checks the rule against brute force.
+
+**Move ordering, raced.** A good order finds a witness without backtracking; a bad one can be
+thousands of times slower (on boards built by forward play under gravity, trying first the
+tiles nearest the gravity side was the worst order there is). ``far`` tries first the moves
+whose tiles lie farthest from the gravity side: their removal moves the fewest tiles, so the
+rest of the board stays as it was. It clears boards built by forward play without
+backtracking in all four directions (measured on 12x18, ``benchmarks/verify_bench.py``),
+where the board order of the plain baseline does so only for ``down``. No order wins on every
+random board, so :class:`MoveSearch` runs ``far`` alone for a short dive and then races it
+with two other orders (``near``: the nearest first, types with two tiles left before all;
+``board``: row-major), in turns of :data:`SLICE` nodes, all sharing the dead-board table.
+Each is a complete search by itself, so whichever finishes first decides. A depth-first
+search that makes one wrong move early can spend millions of nodes refuting it (a 12x18
+board built by forward play, gravity left: every order above was still inside a subtree
+rooted 63 moves deep after 100,000 nodes). So a fourth turn goes to *restarts*: ``far`` with
+its ties broken by a seeded hash, run for a Luby sequence of allowances (1, 1, 2, 1, 1, 2,
+4, ... dives) and then replaced by the next seed. On that board 9 of 12 seeds found a witness
+within 120 nodes. Restarts share the dead-board table, so no refutation is lost; a restart
+that runs to the end is a complete search too.
+
+Orders are heuristics only: they change speed, never the verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Iterator
+from typing import Callable
+
+from llkgen.game.board import Board, Cell, Rules
+from llkgen.game.grid import Grid
+from llkgen.verifier.verdict import Budget, OutOfBudget
+
+Pair = tuple[int, int]
+ORDERINGS = ("far", "near", "board")
+#: Nodes each ordering runs before the next one's turn, once the race starts.
+SLICE = 64
+
+
+def _far_ends(grid: Grid) -> dict[int, list[int]]:
+    """The tiles of each type, for the types all of whose tiles are at the far ends of their
+    runs (see the module docstring)."""
+    g = grid.g
+    dr, dc = grid.gravity.fall
+    step = -(dr * grid.w + dc)  # one cell away from the gravity side
+    out: dict[int, list[int]] = {}
+    bad: set[int] = set()
+    for p in grid.cells:
+        t = g[p]
+        if t <= 0 or t in bad:
+            continue
+        x = p + step
+        while g[x] > 0:
+            if g[x] != t:
+                bad.add(t)
+                out.pop(t, None)
+                break
+            x += step
+        else:
+            out.setdefault(t, []).append(p)
+    return out
+
+
+def _clear_from_the_top(grid: Grid, tiles: list[int]) -> list[tuple[Cell, Cell]] | None:
+    """A sequence of the type's own moves that removes all of ``tiles``, played on ``grid``
+    and returned as cells (each as on the board at that moment); or None, with ``grid``
+    unchanged. Greedy: the first linkable pair in board order at each step, gravity applied;
+    failing only means no safe move was found."""
+    snap = grid.snapshot()
+    played: list[tuple[Cell, Cell]] = []
+    left = list(tiles)
+    while left:
+        for i, p in enumerate(left):
+            q = next((q for q in left[i + 1:] if grid.link(p, q)), None)
+            if q is not None:
+                break
+        else:
+            grid.restore(snap)
+            return None
+        played.append((grid.cell(p), grid.cell(q)))
+        moved = dict(grid.remove(p, q).moves)
+        left = sorted(moved.get(x, x) for x in left if x != p and x != q)
+    return played
+
+
+def _luby() -> Iterator[int]:
+    """The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ...: restart allowances, in dives,
+    that waste at most a logarithmic factor against the best fixed allowance."""
+    k = 1
+    while True:
+        i = k
+        while True:  # the k-th term: 2**(j-1) if k == 2**j - 1, else the (k - 2**(j-1) + 1)-th
+            j = i.bit_length()
+            if i == (1 << j) - 1:
+                yield 1 << (j - 1)
+                break
+            i -= (1 << (j - 1)) - 1
+        k += 1
+
+
+class _Line:
+    """One depth-first search in one move order, run a node at a time (:meth:`step`), so
+    several can take turns."""
+
+    def __init__(self, search: "MoveSearch", order: Callable[[list[tuple[int, int, int]]], None]):
+        self.search = search
+        self.grid = search.root.copy()
+        self.order = order
+        # frames: [snapshot, board key, moves to try, next index, cell pairs played to get here]
+        self.stack: list[list] = []
+        self.started = False
+
+    def _expand(self, played: list[tuple[Cell, Cell]]) -> bool | None:
+        """Enter the node the grid is at: True if cleared; None if dead or the table says
+        so; else push its frame."""
+        s = self.search
+        grid = self.grid
+        played += s.closure(grid)
+        if grid.is_cleared():
+            self.stack.append([None, b"", [], 0, played])
+            return True
+        key = array("h", grid.g).tobytes()
+        if key in s.dead:
+            return None
+        self.stack.append([grid.snapshot(), key, s.moves(grid, self.order), 0, played])
+        return False
+
+    def step(self) -> bool | None:
+        """Expand one node. True: a witness is on the stack; False: this line is exhausted
+        (the board is dead); None: not finished."""
+        s = self.search
+        if not self.started:
+            self.started = True
+            s.tick()
+            done = self._expand([])
+            return True if done else (False if done is None else None)
+        while self.stack:
+            frame = self.stack[-1]
+            snap, key, moves, i, _ = frame
+            if i < len(moves):
+                frame[3] = i + 1
+                p, q = moves[i]
+                grid = self.grid
+                grid.restore(snap)
+                cells = (grid.cell(p), grid.cell(q))
+                grid.remove(p, q)
+                s.tick()
+                if self._expand([cells]):
+                    return True
+                return None
+            s.dead.add(key)
+            self.stack.pop()
+        return False
+
+    def witness(self) -> list[tuple[Cell, Cell]]:
+        return [pair for frame in self.stack for pair in frame[4]]
+
+
+class MoveSearch:
+    """``search()`` returns a removal order (cells, each as on the board at that moment) or
+    ``None`` after an exhaustive search; a budget running out raises :class:`OutOfBudget`.
+
+    ``orderings`` (default: all of :data:`ORDERINGS`) are raced as described in the module
+    docstring; ``dive`` is the first order's head start in nodes (default: half the tiles,
+    plus 8); ``safe=False`` turns the clear-from-the-top rule off. The last two are for the
+    tests, which reach the race and the restarts on small boards with them."""
+
+    def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
+                 prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
+                 safe: bool = True, dive: int | None = None):
+        self.root = Grid(board, rules)
+        self.safe = safe
+        self.dead: set[bytes] = set()
+        self.nodes = 0
+        self.budget = budget
+        self.start = time.perf_counter() if start is None else start
+        self.deadline = None if budget.seconds is None else self.start + budget.seconds
+        root = self.root
+        rows, cols = board.rows, board.cols
+        self.depth = [0] * len(root.g)
+        for p in root.cells:
+            self.depth[p] = rules.gravity.depth(root.cell(p), rows, cols)
+        self.orderings = orderings
+        self.dive = board.tile_count // 2 + 8 if dive is None else dive
+        # A removal order to try first (a generator's construction; cells as at each step),
+        # in the first ordering's line: followed while that line's path is a prefix of it.
+        self.prefer = [tuple(sorted((root.pos(a), root.pos(b)))) for a, b in (prefer or [])]
+
+    # -- the parts a line uses --------------------------------------------------------------
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.budget.nodes is not None and self.nodes > self.budget.nodes:
+            raise OutOfBudget("nodes")
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfBudget("seconds")
+
+    def closure(self, grid: Grid) -> list[tuple[Cell, Cell]]:
+        """Clear every type that can be cleared from the top (module docstring), until none
+        is left; return the moves played, as cells."""
+        played: list[tuple[Cell, Cell]] = []
+        if not self.safe or not grid.lines or not grid.settled:
+            return played
+        progress = True
+        while progress:
+            progress = False
+            for tiles in _far_ends(grid).values():
+                cleared = _clear_from_the_top(grid, tiles)
+                if cleared is not None:
+                    played += cleared
+                    progress = True
+        return played
+
+    def moves(self, grid: Grid, order: Callable[[list[tuple[int, int, int]]], None]) -> list[Pair]:
+        """Every removable pair, ordered. Reads the clock as it goes: a type of a thousand
+        tiles has half a million pairs to test."""
+        link = grid.link
+        out = []
+        for tiles in grid.by_type().values():
+            n = len(tiles)
+            for i in range(n):
+                p = tiles[i]
+                for j in range(i + 1, n):
+                    if link(p, tiles[j]):
+                        out.append((n, p, tiles[j]))
+                if n > 64 and self.deadline is not None and time.perf_counter() > self.deadline:
+                    raise OutOfBudget("seconds")
+        order(out)
+        return [(p, q) for _, p, q in out]
+
+    def _order(self, name: str, seed: int | None = None) -> Callable[[list[tuple[int, int, int]]], None]:
+        depth = self.depth
+        if name == "far" and seed is not None:
+            # ties broken by a hash of the seed and the move: a different order per seed, the
+            # same on every run (ints hash the same in every process)
+            return lambda ms: ms.sort(key=lambda m: (-depth[m[1]] - depth[m[2]], hash((seed, m[1], m[2]))))
+        if name == "far":
+            return lambda ms: ms.sort(key=lambda m: (-depth[m[1]] - depth[m[2]], m[1], m[2]))
+        if name == "near":
+            return lambda ms: ms.sort(key=lambda m: (m[0] != 2, depth[m[1]] + depth[m[2]], m[1], m[2]))
+        if name == "board":
+            return lambda ms: ms.sort(key=lambda m: (m[1], m[2]))
+        raise ValueError(f"ordering: expected one of {', '.join(ORDERINGS)}, found {name!r}")
+
+    def _preferring(self, base: Callable) -> Callable:
+        """``base``, with the hint's next move first while the line follows the hint."""
+        prefer = self.prefer
+        line_of: list[_Line] = []
+
+        def order(ms: list[tuple[int, int, int]]) -> None:
+            base(ms)
+            line = line_of[0]
+            played = [(min(a, b), max(a, b)) for a, b in
+                      ((line.grid.pos(x), line.grid.pos(y)) for x, y in line.witness())]
+            k = len(played)
+            if k < len(prefer) and played == prefer[:k]:
+                for i, m in enumerate(ms):
+                    if (m[1], m[2]) == prefer[k]:
+                        ms.insert(0, ms.pop(i))
+                        break
+        order.line_of = line_of  # type: ignore[attr-defined]
+        return order
+
+    # -- the search -------------------------------------------------------------------------
+    def search(self) -> list[tuple[Cell, Cell]] | None:
+        first = self._order(self.orderings[0])
+        if self.prefer:
+            first = self._preferring(first)
+        lines = [_Line(self, first)]
+        if self.prefer:
+            first.line_of.append(lines[0])  # type: ignore[attr-defined]
+        lines += [_Line(self, self._order(name)) for name in self.orderings[1:]]
+        # The first order alone for a dive as long as a clearing without backtracking.
+        dive = self.dive
+        for _ in range(dive):
+            done = lines[0].step()
+            if done is not None:
+                return lines[0].witness() if done else None
+        # Then the race, with a fourth turn for restarts (module docstring).
+        restart: _Line | None = None
+        allowance = 0
+        luby = _luby()
+        seed = 0
+        while True:
+            for line in lines:
+                for _ in range(SLICE):
+                    done = line.step()
+                    if done is not None:
+                        return line.witness() if done else None
+            if restart is None or allowance <= 0:
+                seed += 1
+                restart = _Line(self, self._order(self.orderings[0], seed))
+                allowance = max(dive, 1) * next(luby)
+            for _ in range(min(SLICE, allowance)):
+                allowance -= 1
+                done = restart.step()
+                if done is not None:
+                    return restart.witness() if done else None

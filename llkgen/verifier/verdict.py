@@ -1,0 +1,83 @@
+"""Verdicts are values, not exceptions.
+
+``solvable`` always carries a witness that :func:`llkgen.game.referee.replay` has accepted;
+``unsolvable`` carries the sound argument that proves it; ``unknown`` names the budget that
+ran out. Nothing else is ever reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE
+from llkgen.game.path import Move
+
+#: The default search-node budget of one verification: the one place this number lives.
+DEFAULT_NODES = 200_000
+
+
+class Status(StrEnum):
+    """What a verification concluded. A ``StrEnum``, so it prints, compares and serialises as
+    its value (``"solvable"``), and the JSON llkgen writes is unchanged by it."""
+
+    #: Cleared by a witness the referee replayed.
+    SOLVABLE = "solvable"
+    #: Proved impossible by a sound argument or a complete search.
+    UNSOLVABLE = "unsolvable"
+    #: A budget ran out first; the verdict's reason names it.
+    UNKNOWN = "unknown"
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's exit code for this verdict: 0 solvable, 3 unsolvable, 4 unknown."""
+        return {Status.SOLVABLE: EXIT_OK, Status.UNSOLVABLE: EXIT_UNSOLVABLE}.get(self, EXIT_UNKNOWN)
+
+
+SOLVABLE = Status.SOLVABLE
+UNSOLVABLE = Status.UNSOLVABLE
+UNKNOWN = Status.UNKNOWN
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits for one verification. ``nodes`` counts search nodes and is deterministic: a
+    node budget alone gives the same verdict on every run and every machine. ``seconds`` is a
+    wall-clock guard for interactive use; it can make the verdict depend on machine speed, so
+    the generator never sets it."""
+
+    nodes: int | None = DEFAULT_NODES
+    seconds: float | None = None
+
+
+@dataclass
+class Verdict:
+    status: Status
+    moves: list[Move] = field(default_factory=list)
+    reason: str = ""
+    proof: dict | None = None
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def solution(self) -> list[list[list[int]]]:
+        """The witness as ``[[[r1, c1], [r2, c2]], ...]`` (empty unless solvable)."""
+        return [[list(m.a), list(m.b)] for m in self.moves]
+
+    def to_json(self) -> dict:
+        out: dict = {"verdict": self.status}
+        if self.status == SOLVABLE:
+            out["solution"] = self.solution
+            out["paths"] = [[list(p) for p in m.path] for m in self.moves]
+        out["reason"] = self.reason
+        if self.proof is not None:
+            out["proof"] = self.proof
+        out["stats"] = self.stats
+        return out
+
+
+class OutOfBudget(Exception):
+    """Raised inside a search when a budget runs out; carries which one."""
+
+    def __init__(self, which: str):
+        super().__init__(which)
+        self.which = which
