@@ -41,9 +41,9 @@ from llkgen.game.board import Board, Rules
 from llkgen.game.grid import PAD, Grid, from_padded, to_padded
 from llkgen.game.referee import replay
 from llkgen.verifier import Budget, root_lock, verify
-from llkgen.verifier.flow import pairing_check
 from llkgen.verifier.lock import locked_tiles
 from llkgen.verifier.pairing import PairingSearch
+from llkgen.verifier.pairing_check import pairing_check
 
 import oracle as O
 

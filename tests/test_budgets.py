@@ -18,11 +18,12 @@ import textwrap
 import time
 from pathlib import Path
 
+from llkgen.analysis.explain import explain_locked
 from llkgen.game.board import Board, Rules
 from llkgen.game.grid import Grid
 from llkgen.verifier.cpsat import NODES_PER_DET_SECOND, solve_cpsat
-from llkgen.verifier.flow import explain_locked, pairing_check
 from llkgen.verifier.lock import locked_tiles, root_partners
+from llkgen.verifier.pairing_check import pairing_check
 from llkgen.verifier.verdict import Budget
 
 #: Allowed overrun in the timing tests (the issue's bar is 0.5 s; this is the flake guard).

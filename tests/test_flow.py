@@ -1,4 +1,5 @@
-"""Tests for llkgen.verifier.flow: Dinic against OR-Tools, board analyses against brute force."""
+"""Tests for Dinic (llkgen.verifier.maxflow) against OR-Tools, and for the flow pairing check and the
+locked-tile explanation (llkgen.analysis.explain) against brute force."""
 from __future__ import annotations
 
 import itertools
@@ -7,9 +8,11 @@ import random
 
 import pytest
 
+from llkgen.analysis.explain import bottleneck, explain_locked
 from llkgen.game.board import Board, Rules
 from llkgen.game.grid import to_padded
-from llkgen.verifier.flow import INF, FlowNetwork, _hall, _Pairing, bottleneck, explain_locked, pairing_check
+from llkgen.verifier.maxflow import INF, FlowNetwork
+from llkgen.verifier.pairing_check import PairingAnalysis, _hall, pairing_check
 
 from oracle import apply_move, brute_solve, oracle_pairs, parse, tile_cells
 from strategies import grid_text, random_grid
@@ -193,7 +196,7 @@ def test_derived_facts_hold_in_every_clearing_sequence():
         clearings = _all_clearings(grid, border)
         if not clearings:
             continue
-        pairing = _Pairing(Board.from_grid(grid), Rules(border))
+        pairing = PairingAnalysis(Board.from_grid(grid), Rules(border))
         pairing.derive()
         w, why = len(grid[0]) + 4, (grid_text(grid), border)
         boards += 1
@@ -272,7 +275,7 @@ def test_pairing_check_needs_its_facts(text, border):
     proof = pairing_check(board, rules)
     assert proof is not None and proof.facts
     _check_proof_shape(grid, proof)
-    relaxed = _Pairing(board, rules)                  # walls-only relaxation, no facts
+    relaxed = PairingAnalysis(board, rules)                  # walls-only relaxation, no facts
     if text is STAR:
         assert relaxed.matching_proof().kind == "hall"
         assert relaxed.matching_proof().partners == ((3, 3),)

@@ -21,10 +21,10 @@ from llkgen.game.grid import PAD, Grid, to_padded
 from llkgen.game.path import removable_pairs
 from llkgen.game.referee import play, replay
 from llkgen.verifier import Budget, root_lock, verify
-from llkgen.verifier.flow import pairing_check
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.pairing import PairingSearch
+from llkgen.verifier.pairing_check import pairing_check
 
 from oracle import brute_solution, brute_solve, oracle_gravity
 from strategies import random_grid

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llkgen.errors import LlkgenError
-from llkgen.game.board import EMPTY, Board, Cell, Rules
+from llkgen.game.board import EMPTY, Board, Cell, Gravity, Rules
 from llkgen.game.construct import play_forward
 from llkgen.game.gravity import apply_gravity
 from llkgen.game.path import Move, removable_pairs
@@ -196,7 +196,7 @@ class Labeller:
         instead of a search. (A failed repair is *not* handed to the search as a hint: on
         10x16 boards that made it follow the wrong prefix for seconds, where without a hint
         it took 40 ms.)"""
-        if self.rules.gravity != "none":
+        if self.rules.gravity != Gravity.NONE:
             return None
         for order in witnesses:
             candidate = greedy_order(after, self.rules, repartnered(order, m.a, m.b)[0])
@@ -206,7 +206,7 @@ class Labeller:
 
     def _credit(self, order: Order, index: dict, out: list) -> None:
         """Mark safe the pairs of ``order`` (a witness for the board) that can go first."""
-        spots = range(len(order)) if self.rules.gravity == "none" else range(min(1, len(order)))
+        spots = range(len(order)) if self.rules.gravity == Gravity.NONE else range(min(1, len(order)))
         for k in spots:
             a, b = order[k]
             i = index.get((a, b) if a < b else (b, a))
@@ -355,7 +355,7 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET) -> Hint:
         return Hint("undecided", None, [], v.proof, v.reason)
     order = _pairs(v.moves)
     now = {(m.a, m.b): m for m in removable_pairs(board, rules)}
-    spots = range(len(order)) if rules.gravity == "none" else range(1)
+    spots = range(len(order)) if rules.gravity == Gravity.NONE else range(1)
     ready = [(k, now[(a, b) if a < b else (b, a)]) for k in spots for a, b in [order[k]]
              if ((a, b) if a < b else (b, a)) in now]
     k, move = min(ready, key=lambda km: (_turns(km[1]), _length(km[1]), km[0]))

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, Labeller, Order, RawLabel, greedy_order, repartnered
-from llkgen.game.board import Board, Cell, Rules
+from llkgen.game.board import Board, Cell, Gravity, Rules
 from llkgen.game.path import Move, removable_pairs
 from llkgen.game.referee import play
 from llkgen.verifier import Budget
@@ -85,7 +85,7 @@ def _after(pool: list[Order], m: tuple[Cell, Cell], board: Board, rules: Rules) 
     it; one that pairs ``m``'s tiles with others, with those partners paired together and
     put in order by :func:`llkgen.analysis.advice.greedy_order` (kept only if that clears the board).
     Under gravity nothing carries over."""
-    if rules.gravity != "none":
+    if rules.gravity != Gravity.NONE:
         return []
     out = []
     for order in pool:
@@ -157,7 +157,7 @@ def _label(board: Board, rules: Rules, budget: Budget, moves: list[Move], pool: 
     out: list[RawLabel | None] = [fatal.get(_key(m.a, m.b)) for m in moves]
     for i, r in zip(todo, got):
         out[i] = r
-        if r.label == FATAL and rules.gravity == "none":
+        if r.label == FATAL and rules.gravity == Gravity.NONE:
             fatal[_key(moves[i].a, moves[i].b)] = r
     return [r for r in out if r is not None], labeller.verifications
 

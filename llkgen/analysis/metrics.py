@@ -13,6 +13,12 @@
   plays; the exact metrics and the ``difficulty`` score are in :mod:`llkgen.analysis.grading`.
 
 Lower ``initial_moves`` and ``random_clear_rate`` mean harder.
+
+``initial_moves`` and the clear rates take the board or a :class:`~llkgen.game.playout.Playout`
+of it, so that a caller measuring both (the generator) builds the working board once. Neither
+changes a Playout it is given: ``initial_moves`` only counts its pairs, and every playthrough
+plays a copy (:func:`~llkgen.game.playout.random_playthrough`), which is what the rate did with
+the Playout it built itself -- so the numbers, and the random draws, are the same either way.
 """
 
 from __future__ import annotations
@@ -24,19 +30,25 @@ from llkgen.game.playout import Playout, random_playthrough
 from llkgen.verifier import Verdict
 
 
-def initial_moves(board: Board, rules: Rules) -> int:
+def _playout(board: Board | Playout, rules: Rules) -> Playout:
+    """``board`` itself if it is a Playout (of the starting position, under ``rules``), else a
+    new one."""
+    return board if isinstance(board, Playout) else Playout(board, rules)
+
+
+def initial_moves(board: Board | Playout, rules: Rules) -> int:
     """Pairs removable right now; equals ``len(removable_pairs(board, rules))``."""
-    return len(Playout(board, rules).links)
+    return len(_playout(board, rules).links)
 
 
-def random_clear_rate(board: Board, rules: Rules, playthroughs: int = 32, seed: int = 0) -> float:
+def random_clear_rate(board: Board | Playout, rules: Rules, playthroughs: int = 32, seed: int = 0) -> float:
     """Fraction of ``playthroughs`` seeded uniform-random playthroughs that clear the board."""
     rate = clear_rate_within(board, rules, playthroughs, seed)
     assert rate is not None
     return rate
 
 
-def clear_rate_within(board: Board, rules: Rules, playthroughs: int = 32, seed: int = 0,
+def clear_rate_within(board: Board | Playout, rules: Rules, playthroughs: int = 32, seed: int = 0,
                       low: float | None = None, high: float | None = None) -> float | None:
     """:func:`random_clear_rate` if it lies in ``[low, high]`` (``None``: unbounded), else
     ``None`` -- returned as soon as the playthroughs so far settle that the rate is outside,
@@ -44,10 +56,10 @@ def clear_rate_within(board: Board, rules: Rules, playthroughs: int = 32, seed: 
     returned is the exact rate over all ``playthroughs``."""
     if type(playthroughs) is not int or playthroughs < 1:
         raise ValueError(f"playthroughs: expected an integer >= 1, found {playthroughs!r}")
-    if board.tile_count == 0:
+    template = _playout(board, rules)
+    if template.left == 0:
         cleared, n = playthroughs, playthroughs
     else:
-        template = Playout(board, rules)
         cleared = 0
         for k in range(playthroughs):
             rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))

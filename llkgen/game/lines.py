@@ -1,7 +1,7 @@
 """Lines through tiles, for play without gravity: which tiles stand on each line a pair could
 ever use.
 
-The flow pairing check (:mod:`llkgen.verifier.flow`) and the CP-SAT model
+The flow pairing check (:mod:`llkgen.verifier.pairing_check`) and the CP-SAT model
 (:mod:`llkgen.verifier.cpsat`) both reason about these sets; this module is their one
 enumeration. It reads a :class:`llkgen.game.grid.Grid` once and reuses its run helpers, but keeps
 no link with it afterwards: the searches never need it.

@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Sequence
 
 from llkgen.files import prepare_dir, write_text_atomic
 from llkgen.formats.level import Level
-from llkgen.game.board import WALL, Board, Cell, Rules
+from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.gravity import compact, flat_lines
 from llkgen.game.referee import replay
 from llkgen.render import palette as pal
@@ -111,7 +111,7 @@ def _slide_ids(ids: list[int], values: list[int], rows: int, cols: int, gravity:
     """Apply gravity to ``values`` and move ``ids`` (a per-tile identity grid) the same way,
     so a tile can be followed from the initial board to the step that removes it. The
     caller checks the result against the referee's board."""
-    if gravity == "none":
+    if gravity == Gravity.NONE:
         return
     for i, j in compact(values, flat_lines(gravity, rows, cols)):
         ids[j], ids[i] = ids[i], 0
@@ -355,7 +355,7 @@ def _draw_strip(cv: _Canvas, level: Level, walk: _Walk, y: int, width: int) -> t
     n = len(walk.steps)
     drawn = min(n, max(1, MAX_FRAME_CELLS // (board.rows * board.cols) - 1))  # one for the end
     title = f"Solution: {n} steps \u00b7 each frame is the board before the removal, with the referee's path"
-    if rules.gravity != "none":
+    if rules.gravity != Gravity.NONE:
         title += f" \u00b7 tiles then slide {rules.gravity}{GRAVITY_ARROWS[rules.gravity]}"
     if drawn < n:
         title += f" \u00b7 steps {drawn + 1}\u2013{n} listed, not drawn"

@@ -91,7 +91,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from llkgen.game.board import WALL, Board, Cell, Rules
+from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
 from llkgen.game.lines import Lines
 from llkgen.verifier.lock import locked_tiles
@@ -303,7 +303,7 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     once per pair of tiles and per probe, so the overrun is one lock test at most. ortools is
     imported only once the pure-Python part (shapes, probing) is done, and not at all when
     less than :data:`ORTOOLS_IMPORT_SECONDS` are left for it."""
-    if rules.gravity != "none":
+    if rules.gravity != Gravity.NONE:
         raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
     grid = Grid(board, rules)
     lines = Lines(grid)
@@ -510,7 +510,7 @@ def solve_cpsat(board: Board, rules: Rules, budget: Budget = Budget(), *,
     deadline. ``budget.nodes`` becomes the
     deterministic limit (:func:`budget_limits`); with no seconds and no deadline the verdict is
     the same on every machine. Raises ``ValueError`` under gravity."""
-    if rules.gravity != "none":
+    if rules.gravity != Gravity.NONE:
         raise ValueError(f"the CP-SAT model handles only gravity none, found {rules.gravity!r}")
     if board.is_cleared():
         return SOLVABLE, [], {"cpsat_status": "TRIVIAL", "branches": 0, "conflicts": 0,
@@ -565,7 +565,7 @@ def cpsat_suits(board: Board, rules: Rules) -> bool:
 
     Re-measure when the model, the search or these thresholds change.
     """
-    if rules.gravity != "none":
+    if rules.gravity != Gravity.NONE:
         return False
     counts: dict[int, int] = {}
     walls = 0

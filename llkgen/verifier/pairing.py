@@ -33,7 +33,7 @@ from array import array
 from bisect import insort
 from typing import Iterable, Iterator, Sequence
 
-from llkgen.game.board import Board, Cell, Rules
+from llkgen.game.board import Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
 from llkgen.verifier.lock import OrderWalk, Relaxation, Step, locked_tiles
 from llkgen.verifier.verdict import Budget, OutOfBudget
@@ -74,7 +74,8 @@ class PairingSearch:
     def __init__(self, board: Board, rules: Rules, budget: Budget, start: float | None = None,
                  *, lock: bool = True, probe: bool = True, prefer: Sequence[Pair] = (),
                  dead: set[bytes] | None = None):
-        assert rules.gravity == "none", "the pairing search is only sound without gravity"
+        if rules.gravity != Gravity.NONE:  # not an assert: python -O would strip it, and the search then lies
+            raise ValueError(f"the pairing search is only sound without gravity, found gravity {rules.gravity!r}")
         self.grid = Grid(board, rules)
         self.w = self.grid.w
         self.g = self.grid.g  # the grid's own list: restores refill it in place

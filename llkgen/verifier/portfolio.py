@@ -11,7 +11,7 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 
 1. trivial: an empty board is solvable;
 2. ``lock-test`` (no gravity): the relaxation of :mod:`llkgen.verifier.lock` proves locked tiles;
-3. ``flow-pairing`` (no gravity, walls): :func:`llkgen.verifier.flow.pairing_check`;
+3. ``flow-pairing`` (no gravity, walls): :func:`llkgen.verifier.pairing_check.pairing_check`;
 4. ``dive`` (no gravity): the pairing search with its lock test but no probing, briefly;
 5. ``pairing-search`` (no gravity): :mod:`llkgen.verifier.pairing`;
 6. ``cpsat`` (no gravity, only boards :func:`llkgen.verifier.cpsat.cpsat_suits` accepts): when
@@ -31,16 +31,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from llkgen.game.board import WALL, Board, Cell, Rules
+from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
 from llkgen.game.path import Move
 from llkgen.game.referee import replay
 from llkgen.verifier.baseline import BaselineSearch
 from llkgen.verifier.cpsat import cpsat_suits
-from llkgen.verifier.flow import pairing_check
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.pairing import PairingSearch
+from llkgen.verifier.pairing_check import pairing_check
 from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget, Verdict
 
 __all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES"]
@@ -133,7 +133,7 @@ class _Run:
             return self.solvable([], "the board has no tiles")
         if engine == "baseline":
             return self.search(BaselineSearch(board, rules, self.budget, start=self.start), "baseline-search")
-        if rules.gravity != "none":
+        if rules.gravity != Gravity.NONE:
             return self.search(MoveSearch(board, rules, self.budget, start=self.start, prefer=self.hint),
                                "move-search")
         if engine == "cpsat":
