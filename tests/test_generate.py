@@ -140,6 +140,18 @@ def test_clear_rate_within_returns_the_exact_rate_or_none():
         random_clear_rate(board, rules, 0)
 
 
+def test_metrics_on_a_playout_equal_the_board_and_leave_it_unplayed():
+    # The generator builds one Playout per candidate and hands it to every metric.
+    board, rules = full_deal(6, 8, 12, 1), Rules()
+    play = Playout(board, rules)
+    before = play.moves()
+    assert initial_moves(play, rules) == initial_moves(board, rules)
+    assert random_clear_rate(play, rules, 16, seed=3) == random_clear_rate(board, rules, 16, seed=3)
+    rate = random_clear_rate(board, rules, 16, seed=3)
+    assert clear_rate_within(play, rules, 16, 3, rate + 1e-9, None) is None
+    assert play.moves() == before and play.left == board.tile_count
+
+
 # -- seeds --------------------------------------------------------------------------------------
 def test_level_seed_is_the_spawned_child_and_fits_javascript():
     children = np.random.SeedSequence(42).spawn(5)

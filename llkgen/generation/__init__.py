@@ -1,3 +1,3 @@
-"""Making levels: the designer's spec (:mod:`~llkgen.generation.spec`, read by
-:mod:`~llkgen.generation.strictyaml`) and the generator that turns it into certified levels
-(:mod:`~llkgen.generation.generator`)."""
+"""Making levels: the designer's spec (:mod:`~llkgen.generation.spec_model` holds its values,
+:mod:`~llkgen.generation.spec` reads and checks it, with :mod:`~llkgen.generation.strictyaml`)
+and the generator that turns it into certified levels (:mod:`~llkgen.generation.generator`)."""

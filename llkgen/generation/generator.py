@@ -15,6 +15,12 @@ Determinism: level ``i`` draws every random number from its own seed,
 :func:`level_seed` ``(pack seed, i)`` (numpy ``SeedSequence`` spawn key ``(i,)``), so adding
 levels leaves the earlier ones unchanged, and worker processes return identical levels in any
 order. All limits are counts -- attempts, reshuffles, verifier nodes -- never seconds.
+
+Each attempt is one :class:`Candidate` through a line of stages, as in the verifier's portfolio:
+build it (deal or construct), the cheap filters (``initial_moves``, the random clear rate, the
+bounds of the difficulty score), certification (replay the construction, verify), the
+``verify_nodes`` filter, then grading. The first stage to reject the candidate ends the
+attempt and says why; a candidate that no stage rejects is the level.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from llkgen.errors import GenerationError
 from llkgen.execution.base import Executor, ProcessExecutor
 from llkgen.game.board import EMPTY, WALL, Board, Rules
 from llkgen.game.construct import play_forward
+from llkgen.game.playout import Playout
 from llkgen.game.referee import replay
 from llkgen.generation.spec import Spec
 from llkgen.verifier import SOLVABLE, UNKNOWN, Budget, Verdict, verify
@@ -142,88 +149,174 @@ def _is_timing(key: str) -> bool:
     return key.startswith("time") or key.endswith(("_ms", "_s", "_seconds"))
 
 
+@dataclass
+class Candidate:
+    """One board on its way through the stages of :func:`generate_level`: the board, the
+    constructive order it was built with (``None`` for a deal), its working board (a
+    :class:`Playout` of the starting position, built once and never played: the metrics read
+    it or copy it), the metrics measured so far, in the order a level's metrics are written,
+    and the verifier's verdict once certified."""
+
+    board: Board
+    order: list | None
+    play: Playout
+    metrics: dict = field(default_factory=dict)
+    verdict: Verdict | None = None
+
+
+class _Attempts:
+    """The attempts of one :func:`generate_level` call: its inputs, the one random generator
+    every candidate draws from, the tally of rejections, and the current candidate.
+
+    Each stage returns why it rejects the candidate (already counted in the tally), or
+    ``None`` to go on; :func:`generate_level` chains them cheapest first, like the verifier's
+    portfolio: :meth:`build` a candidate, the cheap filters, certification, grading.
+    The stages draw random numbers only through :meth:`build` (the deal or construction) and
+    the seeded playthroughs of the metrics, so the draws are those of the attempt loop this
+    replaced, in the same order."""
+
+    def __init__(self, spec: Spec, index: int):
+        self.spec, self.index = spec, index
+        self.seed = level_seed(spec.seed, index)
+        self.rng = np.random.default_rng(np.random.SeedSequence(self.seed))
+        self.rules = spec.rules
+        self.targets = spec.targets(index)
+        self.window = self.targets.get("difficulty")
+        self.nodes = spec.verify.nodes
+        self.budget = Budget(nodes=self.nodes)
+        self.tally = _Tally()
+        self.candidate: Candidate  # set by build(), the first stage of every attempt
+
+    def level(self, attempt: int) -> GeneratedLevel:
+        """The current candidate as a level, once every stage has passed it."""
+        c = self.candidate
+        assert c.verdict is not None  # certify() passed it, so it holds a solvable verdict
+        return GeneratedLevel(self.index, self.seed, c.board, self.rules, c.metrics,
+                              _certificate(c.verdict, self.nodes), c.verdict.solution, attempt)
+
+    def where(self) -> str:
+        return f"level {self.index + 1} (seed {self.seed})"
+
+    def outside(self, metric: str) -> str | None:
+        """Reject (and count) the candidate if ``metrics[metric]`` misses its target range."""
+        target = self.targets.get(metric)
+        if target is None or target.contains(self.candidate.metrics[metric]):
+            return None
+        self.tally.reject(metric)
+        return metric
+
+    # -- stages, cheapest first ---------------------------------------------------------------
+    def build(self) -> str | None:
+        """A new candidate: constructed or dealt, per the spec's strategy."""
+        order = None
+        if self.spec.generator.strategy == "constructive":
+            built = construct(self.spec, self.rng)
+            if built is None:
+                self.tally.stuck += 1
+                return "stuck"
+            board, order = built
+        else:
+            board = deal(self.spec, self.rng)
+        # play_forward's own Playout has played the *start* board to empty, so the rewritten
+        # board needs its own; it is built once here and shared by the metrics.
+        self.candidate = Candidate(board, order, Playout(board, self.rules))
+        return None
+
+    # The cheap metrics filter first: a board that misses them is rejected without paying for a
+    # verification (unsolvable proofs on big boards can take thousands of nodes).
+    def initial_moves(self) -> str | None:
+        """Measure ``initial_moves`` on the working board; reject it outside its target."""
+        c = self.candidate
+        c.metrics["initial_moves"] = initial_moves(c.play, self.rules)
+        return self.outside("initial_moves")
+
+    def clear_rate(self) -> str | None:
+        """Measure ``random_clear_rate``, stopping early once it is settled outside its target."""
+        c, rate_range = self.candidate, self.targets.get("random_clear_rate")
+        rate = clear_rate_within(c.play, self.rules, self.spec.difficulty.playthroughs, self.seed,
+                                 rate_range.low if rate_range else None, rate_range.high if rate_range else None)
+        if rate is None:
+            self.tally.reject("random_clear_rate")
+            return "random_clear_rate"
+        c.metrics["random_clear_rate"] = rate
+        return None
+
+    def score_bound(self) -> str | None:
+        """Reject a candidate whose score bounds miss the difficulty window: no grading can
+        bring it into the window."""
+        window = self.window
+        if window is None:
+            return None
+        low, high = score_bounds(self.candidate.metrics["random_clear_rate"], self.candidate.board.tile_count // 2)
+        if (window.high is not None and low > window.high) or (window.low is not None and high < window.low):
+            self.tally.reject("difficulty")
+            return "difficulty"
+        return None
+
+    def certify(self) -> str | None:
+        """Replay the constructive order (if any), then verify; only a solvable verdict goes on.
+        Raises :class:`InternalError` if the construction's claim fails."""
+        c = self.candidate
+        if c.order is not None:
+            # The construction claims this order clears the board; the referee decides. Only
+            # boards that survived the filters are checked, since only those can be kept.
+            check = replay(c.board, self.rules, c.order)
+            if not (check.ok and check.cleared):
+                raise InternalError(f"{self.where()}: the constructive order does not replay: {check.describe()}")
+        # The construction order only steers the search (it tries those moves first); the
+        # verdict and the exported witness are still the verifier's own, replayed.
+        c.verdict = verify(c.board, self.rules, self.budget, hint=c.order)
+        if c.verdict.status == SOLVABLE:
+            return None
+        if c.verdict.status == UNKNOWN:
+            self.tally.unknown += 1
+            return "unknown"
+        if c.order is not None:
+            raise InternalError(f"{self.where()}: the verifier calls a constructed board unsolvable: "
+                                f"{c.verdict.reason}")
+        self.tally.unsolvable += 1
+        return "unsolvable"
+
+    def verify_nodes(self) -> str | None:
+        """Record the certifying search's nodes; reject them outside their target."""
+        c = self.candidate
+        assert c.verdict is not None  # certify() ran first
+        c.metrics["verify_nodes"] = verify_nodes(c.verdict)
+        return self.outside("verify_nodes")
+
+    def grade(self) -> str | None:
+        """The graded metrics and the difficulty score (only when the spec grades), which must
+        lie in the difficulty window."""
+        spec, c = self.spec, self.candidate
+        if not spec.grading.playthroughs:
+            return None
+        assert c.verdict is not None  # certify() ran first
+        graded = grade(c.board, self.rules, playthroughs=spec.grading.playthroughs, nodes=spec.grading.nodes,
+                       seed=self.seed, witness=[(m.a, m.b) for m in c.verdict.moves])
+        c.metrics.update(graded.metrics())
+        score = difficulty_score(c.metrics, c.board.tile_count // 2)
+        c.metrics["difficulty"] = score
+        if self.window is not None and not self.window.contains(score):
+            self.tally.reject("difficulty")
+            self.tally.scores.append(score)
+            return "difficulty"
+        return None
+
+
 def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     """Level ``index`` of the pack described by ``spec``: a function of ``(spec, index)`` only.
 
     Raises :class:`GenerationError` (an :class:`LlkgenError`) after
     ``spec.generator.max_attempts`` rejected candidates, saying why they were rejected."""
-    seed = level_seed(spec.seed, index)
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    rules = spec.rules
-    targets = spec.targets(index)
-    nodes = spec.verify.nodes
-    budget = Budget(nodes=nodes)
-    tally = _Tally()
+    run = _Attempts(spec, index)
     for attempt in range(1, spec.generator.max_attempts + 1):
-        order = None
-        if spec.generator.strategy == "constructive":
-            built = construct(spec, rng)
-            if built is None:
-                tally.stuck += 1
-                continue
-            board, order = built
-        else:
-            board = deal(spec, rng)
-        # Cheap metrics filter first: a deal that misses them is rejected without paying for a
-        # verification (unsolvable proofs on big boards can take thousands of nodes).
-        metrics: dict = {"initial_moves": initial_moves(board, rules)}
-        if "initial_moves" in targets and not targets["initial_moves"].contains(metrics["initial_moves"]):
-            tally.reject("initial_moves")
-            continue
-        rate_range = targets.get("random_clear_rate")
-        rate = clear_rate_within(board, rules, spec.difficulty.playthroughs, seed,
-                                 rate_range.low if rate_range else None,
-                                 rate_range.high if rate_range else None)
-        if rate is None:
-            tally.reject("random_clear_rate")
-            continue
-        metrics["random_clear_rate"] = rate
-        window = targets.get("difficulty")
-        if window is not None:
-            low, high = score_bounds(rate, board.tile_count // 2)
-            if (window.high is not None and low > window.high) or (window.low is not None and high < window.low):
-                tally.reject("difficulty")  # no grading can bring it into the window
-                continue
-        if order is not None:
-            # The construction claims this order clears the board; the referee decides. Only
-            # boards that survived the filters are checked, since only those can be kept.
-            check = replay(board, rules, order)
-            if not (check.ok and check.cleared):
-                raise InternalError(
-                    f"level {index + 1} (seed {seed}): the constructive order does not replay: {check.describe()}"
-                )
-        # The construction order only steers the search (it tries those moves first); the
-        # verdict and the exported witness are still the verifier's own, replayed.
-        verdict = verify(board, rules, budget, hint=order)
-        if verdict.status != SOLVABLE:
-            if order is not None and verdict.status != UNKNOWN:
-                raise InternalError(
-                    f"level {index + 1} (seed {seed}): the verifier calls a constructed board unsolvable: "
-                    f"{verdict.reason}"
-                )
-            if verdict.status == UNKNOWN:
-                tally.unknown += 1
-            else:
-                tally.unsolvable += 1
-            continue
-        metrics["verify_nodes"] = verify_nodes(verdict)
-        if "verify_nodes" in targets and not targets["verify_nodes"].contains(metrics["verify_nodes"]):
-            tally.reject("verify_nodes")
-            continue
-        if spec.grading.playthroughs:
-            graded = grade(board, rules, playthroughs=spec.grading.playthroughs, nodes=spec.grading.nodes,
-                           seed=seed, witness=[(m.a, m.b) for m in verdict.moves])
-            metrics.update(graded.metrics())
-            metrics["difficulty"] = difficulty_score(metrics, board.tile_count // 2)
-            if window is not None and not window.contains(metrics["difficulty"]):
-                tally.reject("difficulty")
-                tally.scores.append(metrics["difficulty"])
-                continue
-        return GeneratedLevel(index, seed, board, rules, metrics, _certificate(verdict, nodes),
-                              verdict.solution, attempt)
+        rejected = (run.build() or run.initial_moves() or run.clear_rate() or run.score_bound() or run.certify()
+                    or run.verify_nodes() or run.grade())
+        if not rejected:
+            return run.level(attempt)
     raise GenerationError(
-        f"{spec.source}: level {index + 1} of {spec.count} (seed {seed}): no {spec.generator.strategy} "
-        f"board was accepted in {spec.generator.max_attempts} attempts: {tally.explain(spec, index)}. "
+        f"{spec.source}: level {index + 1} of {spec.count} (seed {run.seed}): no {spec.generator.strategy} "
+        f"board was accepted in {spec.generator.max_attempts} attempts: {run.tally.explain(spec, index)}. "
         "Try widening the difficulty ranges, raising generator.max_attempts or verify.nodes"
         + (", or strategy: constructive" if spec.generator.strategy == "shuffle" else "")
     )

@@ -20,22 +20,43 @@ A spec looks like this (see ``configs/*.yaml`` for commented examples)::
     difficulty: {initial_moves: [6, null], random_clear_rate: [0.5, 1.0], playthroughs: 32}
     verify: {nodes: 200000}
     export: {path: output/easy.json, solutions: true, grid: nested, layout: pack}
+
+The dataclasses themselves live in :mod:`llkgen.generation.spec_model`, the lower module, and are
+re-exported here; this module reads and validates, and only it imports the other, so there is no cycle.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import os
 import re
-from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Mapping, NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from llkgen.errors import SpecError
 from llkgen.files import read_bounded
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GRID_SHAPES, LAYOUTS, GridShape, Layout
 from llkgen.game.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
+from llkgen.generation.spec_model import (
+    LAYOUT_EMPTY,
+    LAYOUT_TILE,
+    LAYOUT_WALL,
+    MAX_COUNT,
+    MAX_SEED,
+    METRICS,
+    STRATEGIES,
+    BoardSpec,
+    DifficultySpec,
+    ExportSpec,
+    GeneratorSpec,
+    GradingSpec,
+    MetricRange,
+    RampSpec,
+    Spec,
+    TilesSpec,
+    VerifySpec,
+    is_int,
+)
 from llkgen.generation.strictyaml import KeyIndex, KeyPath, ListIndex, describe, fmt_path, load_yaml, quote
 from llkgen.verifier.verdict import DEFAULT_NODES
 
@@ -61,15 +82,6 @@ __all__ = [
     "METRICS",
 ]
 
-LAYOUT_TILE = "#"
-LAYOUT_EMPTY = "."
-LAYOUT_WALL = "X"
-STRATEGIES = ("shuffle", "constructive")
-#: Difficulty metrics a spec may constrain; the generator measures each one per level.
-METRICS = ("initial_moves", "random_clear_rate", "verify_nodes")
-
-MAX_COUNT = 1_000_000
-MAX_SEED = 2**63 - 1
 MAX_ATTEMPTS = 1_000_000
 MAX_PLAYTHROUGHS = 100_000
 MAX_GRADING_PLAYTHROUGHS = 1_000
@@ -79,241 +91,9 @@ MAX_SPEC_BYTES = 1 << 20
 _NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
 
 
-# --------------------------------------------------------------------------- dataclasses
-
-
-@dataclass(frozen=True)
-class BoardSpec:
-    """Board shape. ``layout`` is ``None`` (every cell a tile cell) or ``rows`` strings of
-    ``cols`` characters from ``"#"`` (tile), ``"."`` (empty) and ``"X"`` (wall)."""
-
-    rows: int
-    cols: int
-    layout: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class TilesSpec:
-    """Which tiles fill the tile cells: ``distribution`` is ``((type_id, count), ...)`` sorted by
-    type id, every count even and >= 2."""
-
-    distribution: tuple[tuple[int, int], ...]
-
-    @property
-    def total(self) -> int:
-        return sum(count for _, count in self.distribution)
-
-    def uniform(self) -> tuple[int, int] | None:
-        """``(types, copies)`` when the distribution is types ``1..types`` with equal counts."""
-        ids = [t for t, _ in self.distribution]
-        counts = {c for _, c in self.distribution}
-        if ids == list(range(1, len(ids) + 1)) and len(counts) == 1:
-            return len(ids), self.distribution[0][1]
-        return None
-
-
-@dataclass(frozen=True)
-class GeneratorSpec:
-    strategy: str = "shuffle"
-    max_attempts: int = 200
-
-
-@dataclass(frozen=True)
-class MetricRange:
-    """Inclusive ``[low, high]``; ``None`` means unbounded on that side."""
-
-    low: float | None = None
-    high: float | None = None
-
-    def contains(self, value: float) -> bool:
-        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
-
-    def to_list(self) -> list:
-        return [self.low, self.high]
-
-
-@dataclass(frozen=True)
-class DifficultySpec:
-    """Target ranges on the per-level metrics (``None``: unconstrained) and the number of random
-    playthroughs used to estimate ``random_clear_rate``."""
-
-    initial_moves: MetricRange | None = None
-    random_clear_rate: MetricRange | None = None
-    verify_nodes: MetricRange | None = None
-    playthroughs: int = 32
-    #: The window on the ``difficulty`` score (0..100); the spec key is ``score``.
-    score: MetricRange | None = None
-
-    def targets(self) -> dict[str, MetricRange]:
-        """The constrained metrics, in :data:`METRICS` order, then ``difficulty`` (the score)."""
-        out = {m: r for m in METRICS if (r := getattr(self, m)) is not None}
-        if self.score is not None:
-            out["difficulty"] = self.score
-        return out
-
-    def accepts(self, metrics: Mapping[str, float]) -> bool:
-        """True when every constrained metric is in range. ``metrics`` must hold each one."""
-        return all(r.contains(metrics[m]) for m, r in self.targets().items())
-
-
-@dataclass(frozen=True)
-class GradingSpec:
-    """The exact grading of every level (:mod:`llkgen.analysis.grading`): ``playthroughs`` seeded safe
-    playthroughs (0: no grading, so no exact metrics and no ``difficulty`` score), each
-    label's verification limited to ``nodes`` search nodes."""
-
-    playthroughs: int = 2
-    nodes: int = 20_000
-
-
-@dataclass(frozen=True)
-class RampSpec:
-    """A pack whose difficulty rises (or falls) evenly: level ``i`` of ``n`` aims at
-    ``start + (end - start) * i / (n - 1)`` and is kept only within ``tolerance`` of it."""
-
-    start: float
-    end: float
-    tolerance: float = 5.0
-
-    def target(self, index: int, count: int) -> float:
-        if count <= 1:
-            return self.start
-        return self.start + (self.end - self.start) * index / (count - 1)
-
-
-@dataclass(frozen=True)
-class VerifySpec:
-    """Per-level verifier budget in search nodes: a deterministic limit, never seconds, so the
-    same spec and seed always give the same pack."""
-
-    nodes: int = DEFAULT_NODES
-
-
-@dataclass(frozen=True)
-class ExportSpec:
-    """Where and how the pack is written: ``grid`` is each level's shape and ``layout`` the
-    files on disk (see :mod:`llkgen.formats.shapes`)."""
-
-    path: str
-    solutions: bool = True
-    grid: GridShape = GridShape.NESTED
-    layout: Layout = Layout.PACK
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A validated generator spec. Invariant: ``len(tile_multiset()) == len(layout_cells()[0])``."""
-
-    name: str
-    board: BoardSpec
-    tiles: TilesSpec
-    export: ExportSpec
-    seed: int = 0
-    count: int = 1
-    rules: Rules = field(default_factory=Rules)
-    generator: GeneratorSpec = field(default_factory=GeneratorSpec)
-    difficulty: DifficultySpec = field(default_factory=DifficultySpec)
-    verify: VerifySpec = field(default_factory=VerifySpec)
-    grading: GradingSpec = field(default_factory=GradingSpec)
-    ramp: RampSpec | None = None
-    #: Where the spec came from, for messages; not part of the spec's value.
-    source: str = field(default="<string>", compare=False)
-
-    def layout_cells(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-        """``(tile_cells, walls)``, each row-major."""
-        rows, cols, layout = self.board.rows, self.board.cols, self.board.layout
-        if layout is None:
-            return [(r, c) for r in range(rows) for c in range(cols)], []
-        tiles = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_TILE]
-        walls = [(r, c) for r in range(rows) for c in range(cols) if layout[r][c] == LAYOUT_WALL]
-        return tiles, walls
-
-    def targets(self, index: int) -> dict[str, MetricRange]:
-        """The metric windows level ``index`` must meet: the difficulty section's, with the
-        ramp's window on ``difficulty`` when there is a ramp."""
-        out = self.difficulty.targets()
-        if self.ramp is not None:
-            t = self.ramp.target(index, self.count)
-            out["difficulty"] = MetricRange(max(0.0, t - self.ramp.tolerance), min(100.0, t + self.ramp.tolerance))
-        return out
-
-    def tile_multiset(self) -> list[int]:
-        """Sorted type ids, each repeated as often as it occurs on a board."""
-        return [t for t, count in self.tiles.distribution for _ in range(count)]
-
-    def with_overrides(
-        self,
-        count: int | None = None,
-        seed: int | None = None,
-        out: str | os.PathLike | None = None,
-    ) -> Spec:
-        """A copy with CLI overrides applied (``None`` keeps the spec's value); validated with the
-        same ranges as the file, raising :class:`SpecError` naming the option."""
-        spec = self
-        if count is not None:
-            if not _is_int(count) or not 1 <= count <= MAX_COUNT:
-                raise SpecError(
-                    f"--count: expected an integer in 1..{MAX_COUNT}, found {describe(count)}"
-                )
-            if spec.export.layout == Layout.FILES and count > FILES_LAYOUT_MAX:
-                raise SpecError(f"--count: expected at most {FILES_LAYOUT_MAX} levels with export.layout "
-                                f"files (one file per level), found {count}: use layout: pack")
-            spec = dataclasses.replace(spec, count=count)
-        if seed is not None:
-            if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
-                raise SpecError(
-                    f"--seed: expected an integer in 0..{MAX_SEED}, found {describe(seed)}"
-                )
-            spec = dataclasses.replace(spec, seed=seed)
-        if out is not None:
-            path = os.fspath(out)
-            if not isinstance(path, str) or not path or "\0" in path:
-                raise SpecError(f"--out: expected a non-empty file path, found {describe(path)}")
-            spec = dataclasses.replace(spec, export=dataclasses.replace(spec.export, path=path))
-        return spec
-
-    def to_dict(self) -> dict[str, Any]:
-        """The normalised spec (all defaults filled in) as plain YAML/JSON data.
-        ``spec_from_dict(spec.to_dict()) == spec``, also after a JSON round trip."""
-        board: dict[str, Any] = {"rows": self.board.rows, "cols": self.board.cols}
-        if self.board.layout is not None:
-            board["layout"] = "\n".join(self.board.layout) + "\n"
-        uniform = self.tiles.uniform()
-        if uniform is not None:
-            tiles: dict[str, Any] = {"types": uniform[0], "copies": uniform[1]}
-        else:
-            tiles = {"distribution": {t: c for t, c in self.tiles.distribution}}
-        difficulty: dict[str, Any] = {m: r.to_list() for m, r in self.difficulty.targets().items()}
-        difficulty["playthroughs"] = self.difficulty.playthroughs
-        if "difficulty" in difficulty:
-            difficulty["score"] = difficulty.pop("difficulty")
-        extra: dict[str, Any] = {}
-        if self.ramp is not None:
-            extra["ramp"] = {"from": self.ramp.start, "to": self.ramp.end, "tolerance": self.ramp.tolerance}
-        return {
-            "name": self.name,
-            "seed": self.seed,
-            "count": self.count,
-            "board": board,
-            "rules": self.rules.to_json(),
-            "tiles": tiles,
-            "generator": dataclasses.asdict(self.generator),
-            "difficulty": difficulty,
-            "verify": dataclasses.asdict(self.verify),
-            "grading": dataclasses.asdict(self.grading),
-            **extra,
-            "export": {**dataclasses.asdict(self.export), "grid": self.export.grid.value,
-                       "layout": self.export.layout.value},
-        }
-
-
 # --------------------------------------------------------------------------- validation helpers
 
 _MISSING = object()
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _is_number(v: Any) -> bool:
@@ -382,7 +162,7 @@ class _Checker:
     ) -> int:
         v = m.get(key, default)
         what = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
-        if not _is_int(v) or v < lo or (hi is not None and v > hi):
+        if not is_int(v) or v < lo or (hi is not None and v > hi):
             self.expected(path + (key,), what, v)
         return v
 
@@ -511,14 +291,14 @@ def _check_tiles(ck: _Checker, value: Any, tile_cells: int, cells_desc: str) -> 
             tid = (
                 int(key) if isinstance(key, str) and re.fullmatch(r"[1-9][0-9]{0,5}", key) else key
             )
-            if not _is_int(tid) or not 1 <= tid <= MAX_TYPE:
+            if not is_int(tid) or not 1 <= tid <= MAX_TYPE:
                 ck.fail_at(
                     kpath,
                     f"{fmt_path(dpath)}: expected type ids in 1..{MAX_TYPE}, found key {describe(key)}",
                 )
             if tid in by_type:
                 ck.fail(kpath, f"type {tid} is listed twice")
-            if not _is_int(count) or count < 2 or count % 2 or count > MAX_SIDE * MAX_SIDE:
+            if not is_int(count) or count < 2 or count % 2 or count > MAX_SIDE * MAX_SIDE:
                 ck.expected(
                     kpath,
                     f"an even count in 2..{MAX_SIDE * MAX_SIDE} (tiles are removed in pairs)",
@@ -535,7 +315,7 @@ def _check_tiles(ck: _Checker, value: Any, tile_cells: int, cells_desc: str) -> 
             )
         types = ck.integer(m, path, "types", 1, MAX_SIDE * MAX_SIDE // 2)
         copies = m.get("copies", 4)
-        if not _is_int(copies) or copies < 2 or copies % 2 or copies > MAX_SIDE * MAX_SIDE:
+        if not is_int(copies) or copies < 2 or copies % 2 or copies > MAX_SIDE * MAX_SIDE:
             ck.expected(
                 path + ("copies",),
                 f"an even integer in 2..{MAX_SIDE * MAX_SIDE} (tiles are removed in pairs)",
@@ -566,7 +346,7 @@ def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRan
         if is_rate:
             ok = v is None or (_is_number(v) and 0 <= v <= (top or 1))
         else:
-            ok = v is None or (_is_int(v) and v >= 0)
+            ok = v is None or (is_int(v) and v >= 0)
         if not ok:
             ck.expected(mpath + (ListIndex(i),), f"{what} or null", v)
         bounds.append(float(v) if is_rate and v is not None else v)
