@@ -53,3 +53,11 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory):
         yield ctx
         ctx.close()
 
+
+
+@pytest.fixture
+def tiny_spec():
+    """``tiny_spec(**overrides)``: the tests' one small spec as YAML text (see tests/specs.py)."""
+    from specs import tiny_spec as build
+
+    return build

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
 from cli_runner import run_cli_in_process
 
 DATA = Path(__file__).parent / "data"

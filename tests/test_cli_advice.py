@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_runner import run_cli_in_process
 
 import llkgen
 from llkgen.game.referee import replay
+
+from cli_runner import run_cli_in_process
 
 NO_BORDER = {"border": False, "gravity": "none"}
 

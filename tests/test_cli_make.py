@@ -15,17 +15,9 @@ import pytest
 from llkgen.generation.generator import generate_pack
 from llkgen.generation.spec import load_spec_ref
 
-SPEC = """\
-name: tiny            # a small spec so the command runs in a blink
-seed: 3
-count: 4
-board: {rows: 4, cols: 6}
-tiles: {types: 6, copies: 4}
-generator: {strategy: shuffle, max_attempts: 50}
-difficulty: {initial_moves: [2, null], playthroughs: 8}
-verify: {nodes: 20000}
-export: {path: out/tiny.json}
-"""
+from specs import tiny_spec
+
+SPEC = tiny_spec(export="{path: out/tiny.json}")
 
 
 def llkgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:

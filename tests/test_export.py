@@ -17,15 +17,9 @@ from llkgen.generation.generator import generate_pack
 from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import build_pack, make_pack
 
-SPEC = """\
-name: exp
-seed: 11
-count: 3
-board: {rows: 4, cols: 6}
-tiles: {types: 6, copies: 4}
-difficulty: {playthroughs: 8}
-verify: {nodes: 20000}
-"""
+from specs import tiny_spec
+
+SPEC = tiny_spec(name="exp", seed=11, count=3, generator=None, difficulty="{playthroughs: 8}", export=None)
 
 
 def spec(tmp_path: Path, extra: str = "", **over):

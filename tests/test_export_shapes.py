@@ -27,18 +27,12 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack, merge_shards
 from llkgen.jobs.shards import Shard, spec_sha256
 
+from specs import tiny_spec
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
-SPEC = """\
-name: shp
-seed: 5
-count: 3
-board: {rows: 4, cols: 6}
-rules: {border: true, gravity: down}
-tiles: {types: 6, copies: 4}
-difficulty: {playthroughs: 8}
-verify: {nodes: 20000}
-"""
+SPEC = tiny_spec(name="shp", seed=5, count=3, rules="{border: true, gravity: down}", generator=None,
+                 difficulty="{playthroughs: 8}", export=None)
 
 SHAPES = [(g, lay) for g in ("nested", "flat") for lay in ("pack", "files")]
 
@@ -552,6 +546,7 @@ def test_the_javascript_loader_reads_every_shape(made, tmp_path):
         res = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
     finally:
         server.shutdown()
+        server.server_close()
     assert res.returncode == 0, res.stderr
     got = json.loads(res.stdout)
     reference = [lv for _, lv in load_levels(made["nested", "pack"])]

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from cli_runner import run_cli_in_process
 
 DATA = Path(__file__).parent / "data" / "golden"

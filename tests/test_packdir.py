@@ -15,16 +15,9 @@ from llkgen.generation.spec import MAX_COUNT, parse_spec
 from llkgen.jobs.make import make_pack, merge_shards
 from llkgen.jobs.shards import Shard
 
-SPEC = """\
-name: big
-seed: 2
-count: 7
-board: {rows: 4, cols: 6}
-tiles: {types: 6, copies: 4}
-generator: {strategy: shuffle, max_attempts: 50}
-difficulty: {initial_moves: [2, null], playthroughs: 8}
-verify: {nodes: 20000}
-"""
+from specs import tiny_spec
+
+SPEC = tiny_spec(name="big", seed=2, count=7, export=None)
 
 
 def spec(tmp: Path, out: str):

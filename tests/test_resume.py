@@ -18,17 +18,9 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import journal_path, make_pack
 from llkgen.jobs.shards import Shard
 
-SPEC = """\
-name: tiny
-seed: 5
-count: 40
-board: {rows: 4, cols: 6}
-tiles: {types: 6, copies: 4}
-generator: {strategy: shuffle, max_attempts: 50}
-difficulty: {initial_moves: [2, null], playthroughs: 8}
-verify: {nodes: 20000}
-export: {path: tiny.json}
-"""
+from specs import tiny_spec
+
+SPEC = tiny_spec(seed=5, count=40)
 
 
 def spec(tmp: Path, out: str = "tiny.json", **over):

@@ -16,17 +16,9 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack, merge_shards
 from llkgen.jobs.shards import Shard, ShardOptionError, default_shard_path
 
-SPEC = """\
-name: tiny
-seed: 3
-count: 7
-board: {rows: 4, cols: 6}
-tiles: {types: 6, copies: 4}
-generator: {strategy: shuffle, max_attempts: 50}
-difficulty: {initial_moves: [2, null], playthroughs: 8}
-verify: {nodes: 20000}
-export: {path: tiny.json}
-"""
+from specs import tiny_spec
+
+SPEC = tiny_spec(count=7)
 
 
 def spec(tmp: Path, out: str, **over):

@@ -93,7 +93,8 @@ def is_pack_dir(path: str | os.PathLike) -> bool:
     if (p / PACK_INDEX).exists():
         return True
     try:
-        return any(e.name.startswith("levels-") and e.name.endswith(".jsonl") for e in os.scandir(p))
+        with os.scandir(p) as entries:  # closed even when any() stops early
+            return any(e.name.startswith("levels-") and e.name.endswith(".jsonl") for e in entries)
     except OSError:
         return False
 
