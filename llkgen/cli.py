@@ -12,37 +12,45 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from llkgen._version import __version__
+from llkgen.console import (
+    STOP,
+    Stopped,
+    label_lines,
+    level_file,
+    level_heading,
+    level_line,
+    move_text,
+    moves_to_replay,
+    plural,
+    progress,
+    proof_lines,
+    raise_stopped,
+    same_file,
+    tolerant_streams,
+    version_line,
+)
 from llkgen.errors import (
+    EXIT_CODES_HELP,
     EXIT_FAILED,
-    EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_UNSOLVABLE,
-    LevelFormatError,
     LlkgenError,
     OutputError,
 )
 from llkgen.files import check_writable, write_text_atomic
-from llkgen.formats.level import read_json
 from llkgen.formats.load import load_level_ref
 from llkgen.game.path import removable_pairs
 from llkgen.game.referee import replay as replay_moves
 from llkgen.generation.spec import MAX_COUNT, MAX_SEED, shipped_specs
 from llkgen.text import json_dumps, printable
-from llkgen.verifier.verdict import DEFAULT_NODES
+from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 
-EXIT_CODES_HELP = (
-    "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; "
-    "3 unsolvable; 4 unknown (a budget ran out); 130 interrupted (Ctrl-C); 143 terminated."
-)
 LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
 
 app = typer.Typer(
@@ -67,10 +75,7 @@ class Engine(str, Enum):
 
 def _print_version(value: bool) -> None:
     if value:
-        from llkgen.game import grid
-
-        core = "pure Python" if grid.__file__.endswith(".py") else "compiled"
-        typer.echo(f"llkgen {__version__} (search core: {core})")
+        typer.echo(version_line())
         raise typer.Exit()
 
 
@@ -84,10 +89,6 @@ def _root(
 
 def _emit_json(obj: object) -> None:
     typer.echo(json_dumps(obj))
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 @app.command()
@@ -123,27 +124,10 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
     Example: llkgen show output/easy.json#easy-1
     """
     lv = load_level_ref(level)
-    size = f"{lv.board.rows}x{lv.board.cols}"
-    typer.echo(printable(f"# {lv.id or Path(level).name}: {size}, {lv.rules.describe()}"))
+    typer.echo(level_heading(lv, level))
     typer.echo(lv.board.to_text())
 
 
-def _move_text(board, m) -> str:
-    path = " -> ".join(f"({r},{c})" for r, c in m.path)
-    return f"type {board[m.a]}: {list(m.a)} {list(m.b)}  via {path}"
-
-
-def _proof_lines(proof: dict | None) -> list[str]:
-    """The parts of a proof a designer can look at on the board: the tiles it names."""
-    if not proof:
-        return []
-    locked = proof.get("locked") or (proof.get("board") or {}).get("locked")
-    return ["locked tiles: " + " ".join(f"({r},{c})" for r, c in locked)] if locked else []
-
-
-#: ``llkgen hint``, ``moves --classify`` and ``reshuffle`` give each verification this many
-#: search nodes unless --nodes says otherwise (:data:`llkgen.analysis.advice.ADVICE_BUDGET`).
-ADVICE_NODES = 20_000
 ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
 
 
@@ -179,25 +163,19 @@ def moves(
         _emit_json({"moves": [m.to_json() for m in found]})
         return
     for m in found:
-        typer.echo(_move_text(lv.board, m))
-    typer.echo(f"{_plural(len(found), 'removable pair')}")
+        typer.echo(move_text(lv.board, m))
+    typer.echo(f"{plural(len(found), 'removable pair')}")
 
 
 def _classify(lv, as_json: bool, nodes: int) -> None:
     from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, classify_moves
-    from llkgen.verifier import Budget
 
     labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes))
     summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
     if as_json:
         _emit_json({"moves": [x.to_json() for x in labels], "summary": summary})
     else:
-        for x in labels:
-            typer.echo(f"{x.label:<7} {_move_text(lv.board, x.move)}")
-        typer.echo(f"{_plural(len(labels), 'removable pair')}: "
-                   + ", ".join(f"{n} {k}" for k, n in summary.items()))
-        if not labels and not lv.board.is_cleared():
-            typer.echo(f"dead: no pair can be removed and {_plural(lv.board.tile_count, 'tile')} are left")
+        typer.echo("\n".join(label_lines(lv.board, labels, summary)))
     if summary[SAFE] or lv.board.is_cleared():
         return
     raise typer.Exit(EXIT_UNKNOWN if summary[UNDECIDED] else EXIT_UNSOLVABLE)
@@ -226,33 +204,20 @@ def hint(
     Example: llkgen hint output/easy.json#easy-1
     """
     from llkgen.analysis.advice import hint as find_hint
-    from llkgen.verifier import Budget
 
     lv = load_level_ref(level)
     found = find_hint(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget))
     if as_json:
         _emit_json(found.to_json())
     elif found.move is not None:
-        typer.echo(f"hint: {_move_text(lv.board, found.move)}")
+        typer.echo(f"hint: {move_text(lv.board, found.move)}")
         typer.echo(found.reason)
     else:
         # An undecided verdict's reason already starts with "undecided:".
         typer.echo(found.reason if found.reason.startswith(found.status) else f"{found.status}: {found.reason}")
-        for line in _proof_lines(found.proof):
+        for line in proof_lines(found.proof):
             typer.echo(line)
-    raise typer.Exit({"move": EXIT_OK, "cleared": EXIT_OK, "dead": EXIT_UNSOLVABLE}.get(found.status, EXIT_UNKNOWN))
-
-
-def _level_file(ref: str) -> str:
-    """The file (or pack directory) a LEVEL argument reads, as :func:`load_level_ref` does."""
-    return ref if "#" not in ref or os.path.lexists(ref) else ref.rpartition("#")[0]
-
-
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+    raise typer.Exit(found.exit_code)
 
 
 @app.command()
@@ -284,10 +249,9 @@ def reshuffle(
     from llkgen.analysis.advice import ReshuffleError
     from llkgen.analysis.advice import reshuffle as rearrange
     from llkgen.formats.level import Level, level_to_json, write_json_atomic
-    from llkgen.verifier import Budget
 
-    source = _level_file(level)
-    if out is not None and source != level and _same_file(out, source):
+    source = level_file(level)
+    if out is not None and source != level and same_file(out, source):
         raise OutputError(f"{out}: is the pack {level} comes from: expected another file (writing one "
                           "level there would replace the whole pack)")
     lv = load_level_ref(level)
@@ -302,9 +266,9 @@ def reshuffle(
         else:
             typer.echo(f"{status}: {e}")
         raise typer.Exit(e.exit_code) from None
-    tiles = _plural(done.board.tile_count, "tile")
-    what = (f"reshuffled {tiles} with seed {seed}: certified solvable in {_plural(len(done.witness), 'move')} "
-            f"({_plural(done.attempts, 'attempt')})")
+    tiles = plural(done.board.tile_count, "tile")
+    what = (f"reshuffled {tiles} with seed {seed}: certified solvable in {plural(len(done.witness), 'move')} "
+            f"({plural(done.attempts, 'attempt')})")
     if out is not None:
         extra = {"solution": done.to_json()["solution"], "reshuffle": {"seed": seed, "attempts": done.attempts}}
         write_json_atomic(out, level_to_json(Level(done.board, lv.rules, lv.id, extra)))
@@ -312,26 +276,10 @@ def reshuffle(
     if as_json:
         _emit_json(done.to_json())
         return
-    size = f"{done.board.rows}x{done.board.cols}"
     if out is None:
-        typer.echo(printable(f"# {lv.id or Path(level).name}: {size}, {lv.rules.describe()}"))
+        typer.echo(level_heading(Level(done.board, lv.rules, lv.id), level))
         typer.echo(done.board.to_text())
     typer.echo(printable(what))
-
-
-def _load_moves(path: Path) -> list:
-    obj = read_json(path)
-    if isinstance(obj, dict):
-        for key in ("solution", "moves"):
-            if key in obj:
-                obj = obj[key]
-                break
-        else:
-            raise LevelFormatError(f"{path}: expected a list of moves or an object with 'solution'")
-    if not isinstance(obj, list):
-        raise LevelFormatError(
-            f"{path}: expected a list of moves [[r1, c1], [r2, c2]], found {type(obj).__name__}")
-    return obj
 
 
 @app.command()
@@ -349,14 +297,7 @@ def replay(
     Example: llkgen replay output/easy.json#easy-1
     """
     lv = load_level_ref(level)
-    if moves_file is not None:
-        solution = _load_moves(moves_file)
-    elif isinstance(lv.solution, list):
-        solution = lv.solution
-    else:
-        raise LevelFormatError(f"{level}: no stored solution: expected a list of moves in \"solution\" "
-                               "(or give a MOVES.json file)")
-    result = replay_moves(lv.board, lv.rules, solution)
+    result = replay_moves(lv.board, lv.rules, moves_to_replay(lv, level, moves_file))
     if result.ok and result.cleared:
         typer.echo(f"OK: {result.describe()}")
         return
@@ -381,24 +322,13 @@ def solve(
 
     Example: llkgen solve output/easy.json#easy-1 --json --nodes 50000
     """
-    from llkgen.verifier import Budget, verify
+    from llkgen.analysis.explain import explain_verdict
+    from llkgen.verifier import verify
 
     lv = load_level_ref(level)
     verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine.value)
-    if verdict.proof is not None and verdict.proof.get("locked") and lv.rules.gravity == "none":
-        import time
-
-        from llkgen.verifier.flow import explain_locked
-
-        # For the designer: which tiles block each locked type (min vertex cuts), within what
-        # is left of --budget (verify's own time_ms says how much it used).
-        deadline = None if budget is None else (
-            time.perf_counter() + max(0.0, budget - verdict.stats.get("time_ms", 0.0) / 1000))
-        explained = explain_locked(lv.board, lv.rules, [tuple(c) for c in verdict.proof["locked"]],
-                                   deadline=deadline)
-        verdict.proof["bottlenecks"] = explained["types"]
-        if not explained["complete"]:
-            verdict.proof["bottlenecks_incomplete"] = explained["reason"]
+    # For the designer: which tiles block each locked type, within what is left of --budget.
+    verdict = explain_verdict(verdict, lv.board, lv.rules, budget)
     if as_json:
         _emit_json(verdict.to_json())
     else:
@@ -411,7 +341,7 @@ def solve(
                     typer.echo(f"type {t['type']} is blocked by: {cells}")
         for i, m in enumerate(verdict.moves, 1):
             typer.echo(f"{i:3d}. {list(m.a)} {list(m.b)}")
-    raise typer.Exit({"solvable": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE}.get(verdict.status, EXIT_UNKNOWN))
+    raise typer.Exit(verdict.status.exit_code)
 
 
 @app.command()
@@ -437,7 +367,7 @@ def render(
     for p in iter_write_svgs(iter_levels(source), out, solution=solution):
         typer.echo(str(p))
         written += 1
-    typer.echo(f"{_plural(written, 'SVG file')} written to {out}")
+    typer.echo(f"{plural(written, 'SVG file')} written to {out}")
 
 
 #: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
@@ -462,18 +392,11 @@ def view(
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
-    from llkgen.formats.level import Pack
-    from llkgen.formats.load import load_pack, load_pack_dir, read_pack_index
+    from llkgen.formats.load import load_pack_page
     from llkgen.render import write_viewer
 
     check_writable(out)
-    if pack.is_dir():
-        total = read_pack_index(pack).count
-        page = load_pack_dir(pack, start, start + limit)
-    else:
-        whole = load_pack(pack)
-        total = len(whole.levels)
-        page = Pack(whole.name, whole.levels[start:start + limit], whole.extra)
+    page, total = load_pack_page(pack, start, limit)
     if start >= total > 0:
         raise typer.BadParameter(f"{start} is past the last level of {pack} ({total} levels, 0-based)",
                                  param_hint="--start")
@@ -483,18 +406,6 @@ def view(
         typer.echo(printable(f"note: {pack} has {total} levels; the page holds levels {start + 1} to "
                              f"{start + n} (choose others with --start and --limit)"), err=True)
     typer.echo(f"viewer written to {path}")
-
-
-def _level_line(lv) -> str:
-    m = lv.metrics
-    graded = (f"difficulty {m['difficulty']:>5.1f}  fatal_share {m['fatal_share']:.3f}  "
-              if "difficulty" in m else "")
-    return (f"level {lv.index + 1:>3}  {graded}initial_moves {m['initial_moves']:>3}  "
-            f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
-            f"({_plural(lv.attempts, 'attempt')})")
-
-
-MAKE_REPORT_FORMAT = "llkgen.make-report/1"
 
 
 SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
@@ -528,7 +439,7 @@ def make(
              "already there. The journal is removed once the pack is written."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     as_json: bool = typer.Option(
-        False, "--json", help=f"Print a {MAKE_REPORT_FORMAT} JSON summary on stdout instead of lines."),
+        False, "--json", help="Print a llkgen.make-report/1 JSON summary on stdout instead of lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json summary)."),
 ) -> None:
     """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
@@ -547,7 +458,7 @@ def make(
     """
     from llkgen.execution import make_executor
     from llkgen.generation.spec import load_spec_ref
-    from llkgen.jobs.make import check_output, make_pack
+    from llkgen.jobs.make import check_output, make_pack, make_report
     from llkgen.jobs.shards import Shard, default_shard_path
 
     part = Shard.parse(shard) if shard is not None else Shard()
@@ -563,28 +474,15 @@ def make(
     jobs = max(1, min(jobs or os.cpu_count() or 1, total))
     executor = make_executor(jobs, scheduler)
     started = time.perf_counter()
-    with _progress(total, spec.name if part.whole else f"{spec.name} shard {part}", quiet) as advance:
+    with progress(total, spec.name if part.whole else f"{spec.name} shard {part}", quiet) as advance:
         result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume)
     took = time.perf_counter() - started
     if as_json:
-        report = {
-            "format": MAKE_REPORT_FORMAT, "path": str(result.path), "name": spec.name,
-            "seed": spec.seed, "strategy": spec.generator.strategy, "jobs": jobs,
-            "seconds": round(took, 3),
-            "levels": [{"id": lv.id, "seed": lv.seed, "attempts": lv.attempts,
-                        "metrics": lv.metrics} for lv in result.levels],
-        }
-        if not part.whole:
-            report["shard"] = str(part)
-        if resume:
-            report["resumed"] = result.resumed
-        if scheduler is not None:
-            report["scheduler"] = scheduler
-        _emit_json(report)
+        _emit_json(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume, scheduler=scheduler))
     elif not quiet:
         for lv in result.levels:
-            typer.echo(_level_line(lv))
-        what = _plural(len(result.levels), "certified level") + ("" if part.whole else f" (shard {part})")
+            typer.echo(level_line(lv))
+        what = plural(len(result.levels), "certified level") + ("" if part.whole else f" (shard {part})")
         resumed = f", {result.resumed} of them from the journal" if result.resumed else ""
         typer.echo(f"wrote {what} to {result.path}{resumed} "
                    f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with "
@@ -611,34 +509,8 @@ def merge(
     from llkgen.jobs.make import merge_shards
 
     result = merge_shards(list(shards), out)
-    typer.echo(f"wrote {_plural(result.count, 'certified level')} from {_plural(result.shards, 'shard')} "
+    typer.echo(f"wrote {plural(result.count, 'certified level')} from {plural(result.shards, 'shard')} "
                f"to {result.path}")
-
-
-@contextmanager
-def _progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], None]]:
-    """``advance(level)``, called as each level is made: a rich progress bar on stderr when it
-    is a terminal, one plain line per level otherwise (a CI log or a pipe), nothing if quiet."""
-    if quiet:
-        yield lambda lv: None
-        return
-    if not sys.stderr.isatty():
-        done = 0
-
-        def line(lv: object) -> None:
-            nonlocal done
-            done += 1
-            typer.echo(f"making {name}: {done}/{total} levels", err=True)
-
-        yield line
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(f"making {name}", total=total)
-        yield lambda lv: bar.advance(task)
 
 
 @app.command("verify")
@@ -691,62 +563,38 @@ def verify_levels(
     report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=show,
                           seconds=budget, resolve=resolve, keep_levels=False,
                           spool=as_json or junit is not None, executor=executor)
-    if junit is not None:
-        write_junit(report, junit)
-    if as_json:
-        for chunk in report.json_chunks():
-            sys.stdout.write(chunk)
-        sys.stdout.flush()
-    else:
-        for p in report.problems:
-            typer.echo(format_problem(p))
-        typer.echo(report.summary())
+    try:
+        if junit is not None:
+            write_junit(report, junit)
+        if as_json:
+            for chunk in report.json_chunks():
+                sys.stdout.write(chunk)
+            sys.stdout.flush()
+        else:
+            for p in report.problems:
+                typer.echo(format_problem(p))
+            typer.echo(report.summary())
+    finally:
+        report.close()  # its spool of results, a temporary file
     raise typer.Exit(report.exit_code)
 
 
-def _tolerant_streams() -> None:
-    """Let stdout and stderr show what UTF-8 cannot encode (a lone surrogate in a level id, an
-    undecodable byte in a file name) as a backslash escape instead of failing."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
-
-
-class _Stopped(BaseException):
-    """Ctrl-C or SIGTERM, raised from the signal handler. Not a KeyboardInterrupt, which Typer
-    would turn into a silent exit: this one reaches :func:`main`, which says why it stopped.
-    Unwinding on the way ends worker processes and removes temporary files."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-#: Exit code and message per signal (128 + the signal number, as shells report it).
-_STOP: dict[int, tuple[int, str]] = {signal.SIGINT: (130, "Interrupted.")}
-if hasattr(signal, "SIGTERM"):
-    _STOP[signal.SIGTERM] = (143, "Terminated.")
-
-
-def _raise_stopped(signum: int, frame: object) -> None:
-    raise _Stopped(signum)
 
 
 def main() -> None:
     """The ``llkgen`` console script: runs the Typer app and turns library errors and signals
     into the documented messages and exit codes."""
-    _tolerant_streams()
-    for signum in _STOP:
-        signal.signal(signum, _raise_stopped)
+    tolerant_streams()
+    for signum in STOP:
+        signal.signal(signum, raise_stopped)
     try:
         app()
     except LlkgenError as e:
         typer.echo(f"Error: {printable(str(e))}", err=True)
         sys.exit(e.exit_code)
-    except (_Stopped, KeyboardInterrupt) as e:
-        for signum in _STOP:  # a second Ctrl-C must not interrupt the goodbye
+    except (Stopped, KeyboardInterrupt) as e:
+        for signum in STOP:  # a second Ctrl-C must not interrupt the goodbye
             signal.signal(signum, signal.SIG_IGN)
-        code, message = _STOP[e.signum if isinstance(e, _Stopped) else signal.SIGINT]
+        code, message = STOP[e.signum if isinstance(e, Stopped) else signal.SIGINT]
         typer.echo(message, err=True)
         sys.exit(code)

@@ -14,6 +14,11 @@ EXIT_FAILED = 1  # invalid input, or a level that failed its check
 EXIT_USAGE = 2  # a usage error (bad flag or argument)
 EXIT_UNSOLVABLE = 3  # proved unsolvable
 EXIT_UNKNOWN = 4  # a budget ran out before a verdict
+#: The codes as ``llkgen --help`` lists them (130 and 143: see :mod:`llkgen.console`).
+EXIT_CODES_HELP = (
+    "Exit codes: 0 ok / solvable; 1 invalid input or failed check; 2 usage error; "
+    "3 unsolvable; 4 unknown (a budget ran out); 130 interrupted (Ctrl-C); 143 terminated."
+)
 
 
 class LlkgenError(ValueError):

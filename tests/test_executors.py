@@ -1,6 +1,8 @@
 """The executor interface (:mod:`llkgen.execution.base`): results in order, failures as in one
-process, whatever runs the calls: this process, a process pool, or a Dask cluster of worker
-processes (a ``LocalCluster``; skipped only when ``distributed`` is not installed)."""
+process, the iterable read at most a window ahead, workers stopped when the stream is closed,
+``inline`` arguments computed here, whatever runs the calls: this process, a process pool, or a
+Dask cluster of worker processes (a ``LocalCluster``; skipped only when ``distributed`` is not
+installed)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -50,30 +53,129 @@ def fail_at(bad: tuple[int, ...]):
 
 
 def _collect(executor, fn, args) -> list:
-    got: list = []
-    executor.run_ordered(fn, args, lambda pos, r: got.append((pos, r)))
-    return got
+    """``(position, result)`` pairs from :meth:`imap_ordered`."""
+    return list(enumerate(executor.imap_ordered(fn, args)))
 
 
-@pytest.mark.parametrize("executor", [InlineExecutor(), ProcessExecutor(1), ProcessExecutor(2)],
-                         ids=["inline", "1 process", "2 processes"])
-def test_results_in_order_and_the_lowest_failure(executor):
-    args = list(range(150))  # more than the window: submission must refill it
-    assert 150 > window(2)
-    assert _collect(executor, square, args) == [(i, i * i) for i in args]
-    assert _collect(executor, square, []) == []
+def where(x: int) -> tuple[int, int]:
+    """``x`` and the process that computed it."""
+    return x, os.getpid()
+
+
+class Counted:
+    """An iterable over ``range(n)`` (a generator: no length) that counts what was pulled."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.pulled = 0
+
+    def __iter__(self):
+        for i in range(self.n):
+            self.pulled += 1
+            yield i
+
+
+def _read_ahead(executor, fn, n: int, **kwargs) -> tuple[list, int]:
+    """The results of ``imap_ordered`` over :class:`Counted` ``(n)``, and the most arguments
+    pulled beyond the result being handed over."""
+    args = Counted(n)
+    got, ahead = [], 0
+    for r in executor.imap_ordered(fn, args, **kwargs):
+        got.append(r)
+        ahead = max(ahead, args.pulled - len(got))
+    return got, ahead
+
+
+EXECUTORS = [InlineExecutor(), ProcessExecutor(1), ProcessExecutor(2)]
+IDS = ["inline", "1 process", "2 processes"]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS, ids=IDS)
+def test_results_in_order_and_the_iterable_read_at_most_a_window_ahead(executor):
+    n = 3 * window(2)  # more than the window: pulling must refill it
+    got, ahead = _read_ahead(executor, square, n)
+    assert got == [i * i for i in range(n)]
+    # In one process an argument is pulled only once the previous result was taken; a pool fills
+    # its window before handing over a result (the workers stay busy), and never reads further.
+    assert ahead == (0 if executor.description == "1 job" else window(2) - 1)
+    assert list(executor.imap_ordered(square, [])) == []
+    assert _collect(executor, square, range(5)) == [(i, i * i) for i in range(5)]
 
 
 def _fail_4_and_9(x: int) -> int:
     return fail_at((4, 9))(x)
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_the_lowest_failing_call_wins_and_earlier_results_are_delivered(jobs):
+@pytest.mark.parametrize("executor", EXECUTORS, ids=IDS)
+def test_the_lowest_failing_call_wins_and_earlier_results_are_delivered(executor):
     got: list = []
     with pytest.raises(GenerationError, match="^call 4 failed$"):
-        ProcessExecutor(jobs).run_ordered(_fail_4_and_9, list(range(12)), lambda pos, r: got.append(pos))
+        for r in executor.imap_ordered(_fail_4_and_9, Counted(12)):
+            got.append(r)
     assert got == [0, 1, 2, 3]
+    got = []
+    with pytest.raises(GenerationError, match="^call 4 failed$"):
+        for r in executor.imap_ordered(_fail_4_and_9, list(range(12))):  # a list: sized input
+            got.append(r)
+    assert got == [0, 1, 2, 3]
+
+
+def broken_after(n: int):
+    """``range(n)``, then the iterable itself fails."""
+    yield from range(n)
+    raise GenerationError(f"no argument after {n}")
+
+
+@pytest.mark.parametrize("executor", EXECUTORS, ids=IDS)
+def test_a_failing_iterable_fails_at_its_position(executor):
+    got: list = []
+    with pytest.raises(GenerationError, match="^no argument after 5$"):
+        for r in executor.imap_ordered(square, broken_after(5)):
+            got.append(r)
+    assert got == [i * i for i in range(5)]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS, ids=IDS)
+def test_inline_arguments_are_computed_here_in_order(executor):
+    here = os.getpid()
+    got = list(executor.imap_ordered(where, Counted(40), inline=lambda x: x % 3 == 0))
+    assert [x for x, _ in got] == list(range(40))
+    assert all(pid == here for x, pid in got if x % 3 == 0)
+    elsewhere = {pid for x, pid in got if x % 3}
+    assert elsewhere == ({here} if executor.description == "1 job" else elsewhere - {here})
+    # An inline call that fails is raised at its position too.
+    with pytest.raises(GenerationError, match="^call 4 failed$"):
+        list(executor.imap_ordered(_fail_4_and_9, range(12), inline=lambda x: x == 4))
+
+
+def pid_then_sleep(marks: Path, x: int) -> int:
+    """0 at once; every other call leaves its worker's pid in ``marks`` and sleeps a minute."""
+    if x:
+        (marks / str(os.getpid())).touch()
+        time.sleep(60)
+    return x
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_closing_the_stream_early_terminates_the_workers(tmp_path):
+    results = ProcessExecutor(2).imap_ordered(partial(pid_then_sleep, tmp_path), range(10))
+    assert next(results) == 0
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # both workers are inside a sleeping call
+    workers = [int(p.name) for p in tmp_path.iterdir()]
+    assert len(workers) == 2
+    started = time.monotonic()
+    results.close()
+    assert time.monotonic() - started < 10  # not the minute the calls would take
+    assert all(_gone(pid) for pid in workers)
 
 
 @pytest.mark.parametrize("command", [["make", "--config", "easy", "--count", "1"], ["verify", "."]])
@@ -113,38 +215,51 @@ def dask(address: str):
     return DaskExecutor(address, 2)
 
 
-def test_verify_on_dask_reports_as_one_process(cluster, tmp_path, monkeypatch):
-    """``llkgen verify --scheduler``: the searches go to the cluster in chunks (lowered here
-    to 3 levels, so a pack of 8 takes three chunks and one session), the replays stay here,
-    and the report is the one a single process writes."""
+def test_verify_on_dask_reports_as_one_process(cluster, tmp_path):
+    """``llkgen verify --scheduler``: the searches go to the cluster as one stream (one client
+    for the run), the replays stay here, and the report is the one a single process writes."""
     import llkgen.jobs.check as ci
 
     (tmp_path / "tiny.yaml").write_text(SPEC, "utf-8")
     pack = make_pack(parse_spec(SPEC, "tiny.yaml").with_overrides(out=tmp_path / "p.json", count=8), jobs=1).path
-    monkeypatch.setattr(ci, "CHUNK", 3)
     executor = dask(cluster)
-    sessions = []
-    real = executor.session
+    clients = []
+    real = executor.client
 
     def counted():
-        sessions.append(1)
+        clients.append(1)
         return real()
 
-    executor.session = counted  # type: ignore[method-assign]
+    executor.client = counted  # type: ignore[method-assign]
     for resolve in (True, False):
         alone = ci.verify_paths([pack], jobs=1, resolve=resolve)
         spread = ci.verify_paths([pack], executor=executor, resolve=resolve)
         assert [asdict(r) for r in spread.levels] == [asdict(r) for r in alone.levels]
         assert {r.method for r in spread.levels} == {"search" if resolve else "replay"}
-    assert len(alone.levels) == 8 and sessions == [1, 1]
+    assert len(alone.levels) == 8 and clients == [1, 1]
 
 
 def test_dask_results_in_order_and_the_lowest_failure(cluster):
+    n = 2 * window(2) + 6
+    got, ahead = _read_ahead(dask(cluster), square, n)
+    assert got == [i * i for i in range(n)] and ahead < window(2)
     assert _collect(dask(cluster), square, list(range(70))) == [(i, i * i) for i in range(70)]
-    got: list = []
+    got = []
     with pytest.raises(GenerationError, match="^call 4 failed$"):  # deterministic: not retried
-        dask(cluster).run_ordered(fail_at((4, 9)), list(range(12)), lambda pos, r: got.append(pos))
+        for r in dask(cluster).imap_ordered(fail_at((4, 9)), Counted(12)):
+            got.append(r)
     assert got == [0, 1, 2, 3]
+    with pytest.raises(GenerationError, match="^no argument after 5$"):
+        list(dask(cluster).imap_ordered(square, broken_after(5)))
+
+
+def test_dask_inline_arguments_are_computed_here_in_order(cluster):
+    here = os.getpid()
+    got = list(dask(cluster).imap_ordered(where, range(40), inline=lambda x: x % 3 == 0))
+    assert [x for x, _ in got] == list(range(40))
+    assert all((pid == here) == (x % 3 == 0) for x, pid in got)
+    with pytest.raises(GenerationError, match="^call 4 failed$"):
+        list(dask(cluster).imap_ordered(fail_at((4, 9)), range(12), inline=lambda x: x == 9))
 
 
 def _flaky(marks: Path, how: str, times: int):

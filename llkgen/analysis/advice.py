@@ -33,13 +33,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llkgen.errors import LlkgenError
+from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LlkgenError
 from llkgen.game.board import EMPTY, Board, Cell, Gravity, Rules
 from llkgen.game.construct import play_forward
 from llkgen.game.gravity import apply_gravity
 from llkgen.game.path import Move, removable_pairs
 from llkgen.game.referee import Table, play, replay
 from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, Verdict, WitnessRejected, verify
+from llkgen.verifier.verdict import ADVICE_NODES
 
 __all__ = ["SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
            "classify_moves", "hint", "reshuffle", "ADVICE_BUDGET"]
@@ -49,7 +50,7 @@ FATAL = "fatal"
 UNDECIDED = "unknown"
 
 #: The default budget of each verification behind a label: a few milliseconds on most boards.
-ADVICE_BUDGET = Budget(nodes=20_000)
+ADVICE_BUDGET = Budget(nodes=ADVICE_NODES)
 
 #: Candidate arrangements :func:`reshuffle` builds before it gives up.
 RESHUFFLE_ATTEMPTS = 32
@@ -104,6 +105,11 @@ class Hint:
     witness: list[Move]
     proof: dict | None
     reason: str
+
+    @property
+    def exit_code(self) -> int:
+        """``llkgen hint``'s exit code: 0 for a move or a cleared board, 3 dead, 4 undecided."""
+        return {"move": EXIT_OK, "cleared": EXIT_OK, "dead": EXIT_UNSOLVABLE}.get(self.status, EXIT_UNKNOWN)
 
     def to_json(self) -> dict:
         return {"status": self.status, "move": None if self.move is None else self.move.to_json(),

@@ -1,14 +1,22 @@
 """Where a batch of independent calls runs: one small interface, three implementations.
 
-:meth:`Executor.run_ordered` ``(fn, args, on_result)`` calls ``fn(arg)`` for every ``arg`` and
-hands each result to ``on_result(position, result)`` *in the order of* ``args``, whatever
-order the calls finish in. Its guarantees, the same for every implementation:
+:meth:`Executor.imap_ordered` ``(fn, iterable, inline=None)`` pulls arguments from ``iterable``
+as it goes and yields ``fn(arg)`` for each *in the order of* the arguments, whatever order the
+calls finish in. Its guarantees, the same for every implementation:
 
 * **Failure as in one process.** When calls raise, the exception raised is the one of the
-  lowest position that fails, and every result before that position has been handed over
-  first: exactly what a plain ``for`` loop would do. Calls after it are cancelled.
-* **Bounded memory.** At most :data:`WINDOW` ``(workers)`` calls are in flight or finished but
-  not yet handed over, so a million calls never hold a million results.
+  lowest position that fails, and every result before that position has been yielded first:
+  exactly what a plain ``for`` loop would do. An exception raised by ``iterable`` itself is
+  raised in the same way, at its position. No argument is pulled once a failure is known.
+* **Bounded memory.** At most :func:`window` ``(workers)`` calls are in flight or finished but
+  not yet yielded, and ``iterable`` is never read further ahead than that, so a million
+  arguments never hold a million results (nor a million arguments).
+* **Nothing outlives the run.** When the generator is closed early (or garbage collected), or
+  raises, the calls still running are stopped at once: a process pool's workers are
+  terminated, a cluster's tasks cancelled.
+* **Inline calls.** Arguments for which ``inline(arg)`` is true are computed in the calling
+  process, when they are pulled (for calls that cost less than sending the argument to a
+  worker); their results are yielded in order with the others.
 
 The implementations: :class:`InlineExecutor` (this process), :class:`ProcessExecutor` (a
 :func:`llkgen.execution.workers.worker_pool`: workers are terminated on error and never outlive the run)
@@ -23,9 +31,12 @@ level that cannot be generated, a bug) and is never retried: it would only fail 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Any, Protocol, TypeVar
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Sized
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
+from typing import Protocol, TypeVar
 
 from llkgen.errors import LlkgenError
 from llkgen.execution.workers import worker_pool
@@ -44,8 +55,8 @@ DASK_HINT = "pip install 'llkgen[dask]'"
 
 
 def window(workers: int) -> int:
-    """Calls in flight or waiting to be handed over, for ``workers`` parallel workers: enough
-    to keep every worker busy while one slow call holds up the order, and few enough that the
+    """Calls in flight or waiting to be yielded, for ``workers`` parallel workers: enough to
+    keep every worker busy while one slow call holds up the order, and few enough that the
     waiting results stay small (a level's JSON is a few kilobytes)."""
     return max(64, 8 * workers)
 
@@ -67,64 +78,41 @@ class SchedulerError(LlkgenError):
 
 
 class Executor(Protocol):
-    """Runs ``fn`` over ``args`` and hands results over in order (see the module docstring)."""
+    """Runs ``fn`` over arguments and yields the results in order.
+
+    :meth:`imap_ordered` is the interface; its contract (results in argument order, the lowest
+    failure raised after every earlier result, at most :func:`window` calls in flight or
+    waiting and ``iterable`` read no further ahead, workers stopped when the generator is
+    closed or raises, ``inline`` arguments computed in the calling process) is the module
+    docstring's, the same for every implementation."""
 
     #: What the run used, for reports: e.g. ``"2 jobs"`` or ``"dask tcp://host:8786"``.
     description: str
 
-    def run_ordered(self, fn: Callable[[A], R], args: Sequence[A],
-                    on_result: Callable[[int, R], None]) -> None: ...
+    def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
+                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]: ...
 
 
-class InlineExecutor:
-    """Every call in this process, one after the other."""
+class InlineExecutor(Executor):
+    """Every call in this process, one after the other, each argument pulled only when the
+    previous result has been taken: a lazy ``map``."""
 
     description = "1 job"
 
-    def run_ordered(self, fn: Callable[[A], R], args: Sequence[A],
-                    on_result: Callable[[int, R], None]) -> None:
-        for pos, arg in enumerate(args):
-            on_result(pos, fn(arg))
+    def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
+                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]:
+        # ``inline`` changes nothing here: every call already runs in this process.
+        for arg in iterable:
+            yield fn(arg)
 
 
-class _Ordered:
-    """The bookkeeping every parallel implementation shares: which positions are submitted,
-    which results wait for an earlier one, and the lowest failure so far."""
+class ProcessExecutor(Executor):
+    """A local process pool of ``jobs`` workers (:func:`llkgen.execution.workers.worker_pool`).
 
-    def __init__(self, n: int, on_result: Callable[[int, Any], None]) -> None:
-        self.n = n
-        self.on_result = on_result
-        self.next_submit = 0
-        self.next_deliver = 0
-        self.waiting: dict[int, Any] = {}
-        self.failure: tuple[int, BaseException] | None = None
-
-    def may_submit(self, limit: int) -> bool:
-        """Whether another position may be submitted: below the window, and not past a known
-        failure (positions after it can only be thrown away)."""
-        stop = self.n if self.failure is None else self.failure[0]
-        return self.next_submit < stop and self.next_submit - self.next_deliver < limit
-
-    def done(self, pos: int, result: Any) -> None:
-        self.waiting[pos] = result
-        while self.next_deliver in self.waiting:
-            if self.failure is not None and self.next_deliver >= self.failure[0]:
-                break
-            self.on_result(self.next_deliver, self.waiting.pop(self.next_deliver))
-            self.next_deliver += 1
-
-    def failed(self, pos: int, exc: BaseException) -> None:
-        if self.failure is None or pos < self.failure[0]:
-            self.failure = (pos, exc)
-
-    def finished(self) -> bool:
-        """True once every position before the lowest failure (or every position) is handed over."""
-        stop = self.n if self.failure is None else self.failure[0]
-        return self.next_deliver >= stop
-
-
-class ProcessExecutor:
-    """A local process pool of ``jobs`` workers (:func:`llkgen.execution.workers.worker_pool`)."""
+    The pool starts at the first argument that is not ``inline``, so a stream computed in the
+    calling process never starts one. With one job, or a sized ``iterable`` of at most one
+    argument, every call runs in the calling process; a sized ``iterable`` never gets more
+    workers than arguments."""
 
     def __init__(self, jobs: int) -> None:
         if type(jobs) is not int or jobs < 1:
@@ -132,31 +120,54 @@ class ProcessExecutor:
         self.jobs = jobs
         self.description = f"{jobs} job{'s' if jobs != 1 else ''}"
 
-    def run_ordered(self, fn: Callable[[A], R], args: Sequence[A],
-                    on_result: Callable[[int, R], None]) -> None:
-        if self.jobs == 1 or len(args) <= 1:
-            InlineExecutor().run_ordered(fn, args, on_result)
+    def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
+                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]:
+        workers = min(self.jobs, len(iterable)) if isinstance(iterable, Sized) else self.jobs
+        if workers <= 1:
+            yield from InlineExecutor().imap_ordered(fn, iterable)
             return
-        state = _Ordered(len(args), on_result)
-        limit = window(self.jobs)
-        with worker_pool(min(self.jobs, len(args))) as pool:
-            pending: dict[Future, int] = {}
-            while True:
-                while state.may_submit(limit):
-                    pending[pool.submit(fn, args[state.next_submit])] = state.next_submit
-                    state.next_submit += 1
-                if state.finished():
-                    break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for f in sorted(done, key=pending.__getitem__):
-                    pos = pending.pop(f)
-                    exc = f.exception()
-                    if exc is not None:
-                        state.failed(pos, exc)
-                    else:
-                        state.done(pos, f.result())
-            if state.failure is not None:
-                # Raising inside the pool's ``with`` terminates the workers still busy on
-                # positions after the failure instead of waiting for them.
-                raise state.failure[1]
+        limit = window(workers)
+        args = iter(iterable)
+        # One future per pulled argument, in order; an inline call or a failure to pull is a
+        # future completed here, so the head is always the next result or the next exception.
+        queue: deque[Future] = deque()
+        failed = threading.Event()  # some call has failed: pulling further is wasted work
 
+        def note(f: Future) -> None:
+            if not f.cancelled() and f.exception() is not None:
+                failed.set()
+
+        with ExitStack() as stack:
+            pool: ProcessPoolExecutor | None = None
+            exhausted = False
+            while True:
+                # The window is filled before each result is handed over, so the workers stay
+                # busy while the caller deals with it.
+                while not exhausted and not failed.is_set() and len(queue) < limit:
+                    f: Future = Future()
+                    try:
+                        arg = next(args)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    except Exception as e:  # the iterable's own failure, raised at its position
+                        f.set_exception(e)
+                        failed.set()
+                    else:
+                        if inline is not None and inline(arg):
+                            try:
+                                f.set_result(fn(arg))
+                            except Exception as e:
+                                f.set_exception(e)
+                                failed.set()
+                        else:
+                            if pool is None:
+                                pool = stack.enter_context(worker_pool(workers))
+                            f = pool.submit(fn, arg)
+                            f.add_done_callback(note)
+                    queue.append(f)
+                if not queue:
+                    return
+                # Waits for the head; raises its exception once every earlier result was
+                # yielded, inside the pool's ``with``, which terminates the workers.
+                yield queue.popleft().result()

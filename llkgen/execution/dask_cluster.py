@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from llkgen.execution.base import DASK_HINT, DETERMINISTIC, TRIES, SchedulerError, WorkerFailure, _Ordered, window
+from llkgen.execution.base import DASK_HINT, DETERMINISTIC, TRIES, Executor, SchedulerError, WorkerFailure, window
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -71,7 +71,7 @@ def _import_distributed() -> Any:
     return distributed
 
 
-class DaskExecutor:
+class DaskExecutor(Executor):
     """Calls run as Dask tasks; see the module docstring."""
 
     def __init__(self, scheduler: str, jobs: int) -> None:
@@ -86,9 +86,9 @@ class DaskExecutor:
 
     @contextmanager
     def session(self) -> Iterator[None]:
-        """Keep one client (and its local cluster) open across several :meth:`run_ordered`
-        calls: ``llkgen verify`` sends a stream of levels in chunks, and a local cluster takes
-        seconds to start."""
+        """Keep one client (and its local cluster) open across several runs (calls of
+        :meth:`imap_ordered`): a local cluster takes seconds to start. One run needs none: it
+        keeps its client for the whole stream."""
         with self.client() as client:
             self._open = client
             try:
@@ -127,15 +127,22 @@ class DaskExecutor:
         with client:
             yield client
 
-    def run_ordered(self, fn: Callable[[A], R], args: Sequence[A],
-                    on_result: Callable[[int, R], None]) -> None:
-        if not args:
-            return
+    def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
+                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]:
+        """See :class:`~llkgen.execution.base.Executor`. One client (and local cluster) serves
+        the whole stream; closing the generator early cancels the calls still on the cluster."""
         distributed = _import_distributed()
+        if isinstance(iterable, Sized) and not len(iterable):
+            return  # no cluster started for nothing (a resumed run with every level made)
+        args = iter(iterable)
         with self.client() as client:
-            state = _Ordered(len(args), on_result)
             limit = window(max(1, sum(client.nthreads().values())))
             run = uuid.uuid4().hex[:12]  # task keys unique to this run: results are never shared
+            pulled = delivered = 0  # positions read from ``iterable``, and yielded
+            exhausted = False
+            held: dict[int, Any] = {}  # the argument of each position on the cluster, for retries
+            results: dict[int, Any] = {}  # finished, waiting for an earlier position
+            failure: tuple[int, BaseException] | None = None  # the lowest failure so far
             tries: dict[int, int] = {}
             pending: dict[Any, int] = {}
             done = distributed.as_completed()
@@ -143,53 +150,84 @@ class DaskExecutor:
             def submit(positions: list[int]) -> None:
                 for pos in positions:
                     tries[pos] = tries.get(pos, 0) + 1
-                futures = client.map(fn, [args[pos] for pos in positions], pure=False,
+                futures = client.map(fn, [held[pos] for pos in positions], pure=False,
                                      key=[f"llkgen-{run}-{pos}-{tries[pos]}" for pos in positions])
                 pending.update(zip(futures, positions))
                 done.update(futures)
 
+            def fail(pos: int, exc: BaseException) -> None:
+                nonlocal failure
+                if failure is None or pos < failure[0]:
+                    failure = (pos, exc)
+
             def failed(pos: int, exc: BaseException) -> None:
+                arg = held[pos]
                 if isinstance(exc, DETERMINISTIC):
-                    state.failed(pos, exc)
+                    fail(pos, exc)
                 elif isinstance(exc, distributed.KilledWorker):  # the scheduler's retries are spent
-                    state.failed(pos, WorkerFailure(
-                        f"{args[pos]!r}: the workers holding it died (it may only have been queued on a worker "
-                        f"another call killed): {type(exc).__name__}: {exc}", arg=args[pos], error=exc))
+                    fail(pos, WorkerFailure(
+                        f"{arg!r}: the workers holding it died (it may only have been queued on a worker "
+                        f"another call killed): {type(exc).__name__}: {exc}", arg=arg, error=exc))
                 elif tries[pos] < TRIES:
                     submit([pos])
                 else:
-                    state.failed(pos, WorkerFailure(
-                        f"{args[pos]!r}: failed {TRIES} times on the cluster: {type(exc).__name__}: {exc}",
-                        arg=args[pos], error=exc))
+                    fail(pos, WorkerFailure(f"{arg!r}: failed {TRIES} times on the cluster: {type(exc).__name__}: "
+                                            f"{exc}", arg=arg, error=exc))
 
             try:
                 while True:
-                    # Submitted in batches once half the window is free, and results gathered
-                    # in one call per wake-up: 1000 no-op calls on the local cluster took
-                    # 14.3 s one by one, 4.8 s this way (overhead the parent's CPU takes from
-                    # the workers on a small machine).
-                    if len(pending) <= limit // 2:
+                    # Pulled and submitted in batches once half the window is free, and results
+                    # gathered in one call per wake-up: 1000 no-op calls on the local cluster
+                    # took 14.3 s one by one, 4.8 s this way (overhead the parent's CPU takes
+                    # from the workers on a small machine).
+                    if failure is None and not exhausted and len(pending) <= limit // 2:
                         batch = []
-                        while state.may_submit(limit):
-                            batch.append(state.next_submit)
-                            state.next_submit += 1
+                        while failure is None and pulled - delivered < limit:
+                            pos = pulled
+                            try:
+                                arg = next(args)
+                            except StopIteration:
+                                exhausted = True
+                                break
+                            except Exception as e:  # the iterable's own failure, raised at its position
+                                fail(pos, e)
+                                break
+                            pulled += 1
+                            if inline is not None and inline(arg):
+                                try:
+                                    results[pos] = fn(arg)
+                                except Exception as e:
+                                    fail(pos, e)
+                            else:
+                                held[pos] = arg
+                                batch.append(pos)
                         if batch:
                             submit(batch)
-                    if state.finished():
-                        break
+                    stop = pulled if failure is None else failure[0]
+                    while delivered < stop and delivered in results:
+                        held.pop(delivered, None)
+                        result = results.pop(delivered)
+                        delivered += 1
+                        yield result
+                    if delivered >= stop:
+                        if failure is not None:
+                            raise failure[1]
+                        if exhausted:
+                            return
+                    if not pending:  # every pulled position is yielded: pull the next ones
+                        continue
                     # Every future finished by now, and their results in one gather.
                     ready = sorted(done.next_batch(block=True), key=pending.__getitem__)
                     finished = [f for f in ready if f.status == "finished"]
-                    results = dict(zip(finished, client.gather(finished))) if finished else {}
+                    values = dict(zip(finished, client.gather(finished))) if finished else {}
                     for f in ready:
                         pos = pending.pop(f)
-                        if f in results:
-                            state.done(pos, results[f])
+                        if f in values:
+                            results[pos] = values[f]
                         else:
                             failed(pos, f.exception())
                         f.release()
             finally:
+                # Closed early or failed: the calls still on the cluster are of no use.
                 for f in pending:
                     f.cancel()
-            if state.failure is not None:
-                raise state.failure[1]

@@ -136,3 +136,12 @@ def iter_levels(path: str | os.PathLike) -> Iterator[tuple[str, Level]]:
     if os.path.isdir(path):
         return iter_pack_dir(path)
     return iter(load_levels(path))
+
+
+def load_pack_page(path: str | os.PathLike, start: int, limit: int) -> tuple[Pack, int]:
+    """Levels ``start`` to ``start + limit - 1`` of a pack file or pack directory, and the
+    pack's level count. From a directory only the parts holding those levels are read."""
+    if os.path.isdir(path):
+        return load_pack_dir(path, start, start + limit), read_pack_index(path).count
+    whole = load_pack(path)
+    return Pack(whole.name, whole.levels[start:start + limit], whole.extra), len(whole.levels)

@@ -25,6 +25,7 @@ attempt and says why; a candidate that no stage rejects is the level.
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
@@ -336,12 +337,10 @@ def generate_pack(spec: Spec, jobs: int = 1,
             raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
         executor = ProcessExecutor(min(jobs, spec.count))
     levels: list[GeneratedLevel] = []
-
-    def keep(pos: int, lv: GeneratedLevel) -> None:
-        levels.append(lv)
-        if on_level is not None:
-            on_level(lv)
-
-    executor.run_ordered(partial(generate_level, spec), range(spec.count), keep)
+    # closing(): if on_level raises, the generator is closed at once and its workers with it.
+    with closing(executor.imap_ordered(partial(generate_level, spec), range(spec.count))) as made:
+        for lv in made:
+            levels.append(lv)
+            if on_level is not None:
+                on_level(lv)
     return levels
-

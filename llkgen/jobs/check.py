@@ -24,10 +24,12 @@ unknown    4    the search's budget (nodes or seconds) ran out and no stored sol
 unsolvable 3    the search proved the level cannot be cleared
 failed     1    the stored solution does not replay, or contradicts the search
 invalid    1    a file could not be read or is not a valid level/pack file or pack directory
+skipped    0    a file in a searched folder that is not an llkgen level or pack (not checked)
 ========== ==== ===============================================================
 
 A corrupt or truncated file is reported by name and the other files are still checked. A pack
-directory is streamed: levels are read, checked and reported one at a time, so memory does
+directory is streamed: levels are read, checked and reported a few at a time (one at a time
+with one job, at most :func:`~llkgen.execution.base.window` ahead with more), so memory does
 not grow with the number of levels (the JSON and JUnit reports are spooled to a temporary
 file and written from it a level at a time). A bad line in a part stops that pack directory
 there (``DIR/levels-00001.jsonl:17``), after the levels before it have been checked.
@@ -50,17 +52,14 @@ import json
 import os
 import tempfile
 import xml.etree.ElementTree as ET
-from collections import deque
-from concurrent.futures import Future
-from contextlib import ExitStack, nullcontext
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
-from itertools import islice
+from enum import StrEnum
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
-from llkgen.errors import LevelFormatError, LlkgenError
-from llkgen.execution.base import Executor
-from llkgen.execution.workers import worker_pool
+from llkgen.errors import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LevelFormatError, LlkgenError
+from llkgen.execution.base import Executor, ProcessExecutor
 from llkgen.files import open_atomic
 from llkgen.formats.container import DIR_FORMATS, PACK_INDEX, PackFileError, is_pack_dir
 from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
@@ -73,13 +72,40 @@ from llkgen.verifier.verdict import DEFAULT_NODES
 
 REPORT_FORMAT = "llkgen.verify-report/1"
 
-OK, UNKNOWN_S, UNSOLVABLE_S, FAILED, INVALID = "ok", "unknown", "unsolvable", "failed", "invalid"
+
+class CheckStatus(StrEnum):
+    """The outcome of checking a level (or, for ``invalid`` and ``skipped``, a file). A
+    ``StrEnum``, so it prints, compares and serialises as its value (``"ok"``): the reports
+    are unchanged by it."""
+
+    #: Certified, by ``replay`` or ``search``.
+    OK = "ok"
+    #: The search's budget ran out and no stored solution helped.
+    UNKNOWN = "unknown"
+    #: The search proved the level cannot be cleared.
+    UNSOLVABLE = "unsolvable"
+    #: The stored solution does not replay, or contradicts the search.
+    FAILED = "failed"
+    #: A file could not be read or is not a valid level/pack file or pack directory.
+    INVALID = "invalid"
+    #: A file met in a searched folder that is not an llkgen level or pack; not checked.
+    SKIPPED = "skipped"
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code this status forces (see the module docstring): 0 ok and skipped,
+        4 unknown, 3 unsolvable, 1 failed and invalid."""
+        return {CheckStatus.UNKNOWN: EXIT_UNKNOWN, CheckStatus.UNSOLVABLE: EXIT_UNSOLVABLE,
+                CheckStatus.FAILED: EXIT_FAILED, CheckStatus.INVALID: EXIT_FAILED}.get(self, EXIT_OK)
+
+
+#: The statuses a level can have (the others are a file's), in the order the counts list them.
+LEVEL_STATUSES = (CheckStatus.OK, CheckStatus.UNSOLVABLE, CheckStatus.UNKNOWN, CheckStatus.FAILED)
 #: How a level's result was reached: the referee replayed its stored solution, or the verifier
 #: searched it.
 REPLAY, SEARCH = "replay", "search"
-EXIT_FOR = {OK: 0, UNKNOWN_S: 4, UNSOLVABLE_S: 3, FAILED: 1, INVALID: 1}
 #: Exit codes from most to least severe.
-SEVERITY = (1, 3, 4, 0)
+SEVERITY = (EXIT_FAILED, EXIT_UNSOLVABLE, EXIT_UNKNOWN, EXIT_OK)
 
 
 @dataclass
@@ -95,7 +121,7 @@ class LevelResult:
 
     label: str
     file: str
-    status: str
+    status: CheckStatus
     verdict: str
     method: str
     stage: str
@@ -107,13 +133,13 @@ class LevelResult:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FOR[self.status]
+        return self.status.exit_code
 
 
 @dataclass
 class FileProblem:
     file: str
-    status: str  # "invalid" or "skipped"
+    status: CheckStatus  # INVALID or SKIPPED
     detail: str
 
 
@@ -130,19 +156,19 @@ class VerifyReport:
     files: int = 0
     keep_levels: bool = True
     spool: bool = False
-    tally: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (OK, UNSOLVABLE_S, UNKNOWN_S, FAILED)})
+    tally: dict[CheckStatus, int] = field(default_factory=lambda: dict.fromkeys(LEVEL_STATUSES, 0))
     methods: dict[str, int] = field(default_factory=lambda: {REPLAY: 0, SEARCH: 0})
     suite_tally: dict[str, dict[str, int]] = field(default_factory=dict)
     _spool: IO[str] | None = field(default=None, repr=False)
 
     def add(self, result: LevelResult) -> None:
         self.tally[result.status] += 1
-        if result.status == OK:
+        if result.status == CheckStatus.OK:
             self.methods[result.method] += 1
         suite = self.suite_tally.setdefault(xml_text(result.file),
                                             {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
         suite["tests"] += 1
-        suite["failures"] += result.status != OK
+        suite["failures"] += result.status != CheckStatus.OK
         if self.keep_levels:
             self.levels.append(result)
         elif self.spool:
@@ -157,30 +183,30 @@ class VerifyReport:
 
     @property
     def invalid(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status == INVALID]
+        return [p for p in self.problems if p.status == CheckStatus.INVALID]
 
     @property
     def skipped(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status != INVALID]
+        return [p for p in self.problems if p.status != CheckStatus.INVALID]
 
     def counts(self) -> dict[str, int]:
-        out = dict(self.tally)
+        out = {str(status): n for status, n in self.tally.items()}
         out["invalid_files"] = len(self.invalid)
         out["skipped_files"] = len(self.skipped)
         return out
 
     @property
     def exit_code(self) -> int:
-        codes = {EXIT_FOR[s] for s, n in self.tally.items() if n} | {1 for _ in self.invalid}
+        codes = {s.exit_code for s, n in self.tally.items() if n} | {p.status.exit_code for p in self.problems}
         return next((c for c in SEVERITY if c in codes), 0)
 
     def summary(self) -> str:
         c = self.counts()
         n = self.checked
-        by = f" ({self.methods[REPLAY]} by replay, {self.methods[SEARCH]} by search)" if c[OK] else ""
+        by = f" ({self.methods[REPLAY]} by replay, {self.methods[SEARCH]} by search)" if c["ok"] else ""
         text = (f"{n} level{'s' if n != 1 else ''} in {self.files} file{'s' if self.files != 1 else ''}: "
-                f"{c[OK]} certified{by}, {c[UNSOLVABLE_S]} unsolvable, {c[UNKNOWN_S]} unknown, "
-                f"{c[FAILED]} failed")
+                f"{c['ok']} certified{by}, {c['unsolvable']} unsolvable, {c['unknown']} unknown, "
+                f"{c['failed']} failed")
         if c["invalid_files"]:
             text += f"; {c['invalid_files']} invalid file{'s' if c['invalid_files'] != 1 else ''}"
         if c["skipped_files"]:
@@ -199,7 +225,9 @@ class VerifyReport:
         self._spool.flush()
         self._spool.seek(0)
         for line in self._spool:
-            yield LevelResult(**json.loads(line))
+            fields = json.loads(line)
+            fields["status"] = CheckStatus(fields["status"])
+            yield LevelResult(**fields)
         self._spool.seek(0, os.SEEK_END)
 
     def close(self) -> None:
@@ -256,7 +284,7 @@ class VerifyReport:
                 tally.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
             case = ET.SubElement(problem_suites[file], "testcase", classname=file, name=file)
             tally[file]["tests"] += 1
-            if p.status == INVALID:
+            if p.status == CheckStatus.INVALID:
                 ET.SubElement(case, "error", type="invalid", message=detail).text = detail
                 tally[file]["errors"] += 1
             else:
@@ -277,7 +305,7 @@ class VerifyReport:
             props = ET.SubElement(case, "properties")
             for key in ("method", "verdict", "nodes"):
                 ET.SubElement(props, "property", name=key, value=str(getattr(lv, key)))
-            if lv.status != OK:
+            if lv.status != CheckStatus.OK:
                 ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
             else:
                 ET.SubElement(case, "system-out").text = detail
@@ -303,11 +331,11 @@ def _start_tag(el: ET.Element) -> str:
 
 
 def format_level(lv: LevelResult) -> str:
-    return printable(f"{lv.status.upper() if lv.status != OK else OK:<10} {lv.label}: {lv.detail}")
+    return printable(f"{lv.status.upper() if lv.status != CheckStatus.OK else lv.status:<10} {lv.label}: {lv.detail}")
 
 
 def format_problem(p: FileProblem) -> str:
-    return printable(f"{'INVALID' if p.status == INVALID else 'skipped':<10} {p.file}: {p.detail}")
+    return printable(f"{'INVALID' if p.status == CheckStatus.INVALID else 'skipped':<10} {p.file}: {p.detail}")
 
 
 # -- finding files -------------------------------------------------------------------------------
@@ -401,9 +429,9 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
     clears, note = _replay_stored(board, rules, solution) if stored else (False, "")
     if stored and not resolve:
         if clears:
-            return LevelResult(label, file, OK, SOLVABLE, REPLAY, "", 0, nodes, seconds, "replays",
+            return LevelResult(label, file, CheckStatus.OK, SOLVABLE, REPLAY, "", 0, nodes, seconds, "replays",
                                f"solvable: {note}")
-        return LevelResult(label, file, FAILED, UNKNOWN, REPLAY, "", 0, nodes, seconds, "fails",
+        return LevelResult(label, file, CheckStatus.FAILED, UNKNOWN, REPLAY, "", 0, nodes, seconds, "fails",
                            f"{note} (not searched: a level is certified by its stored solution; "
                            "--resolve also searches it)")
     verdict = verify(board, rules, Budget(nodes=nodes, seconds=seconds))
@@ -414,39 +442,58 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
     effort = f"{stage}, {effort}" if stage else effort
     method = SEARCH
     if sol_state == "fails":
-        status, detail = FAILED, f"{note} (search: {verdict.status}, {effort})"
+        status, detail = CheckStatus.FAILED, f"{note} (search: {verdict.status}, {effort})"
     elif verdict.status == SOLVABLE:
-        status = OK
+        status = CheckStatus.OK
         detail = f"solvable ({effort})" + (f"; {note}" if note else "")
     elif verdict.status == UNSOLVABLE and clears:
-        status = FAILED
+        status = CheckStatus.FAILED
         detail = ("internal contradiction: the stored solution clears the board but the search says "
                   f"unsolvable ({verdict.reason}); please report this")
     elif verdict.status == UNSOLVABLE:
-        status, detail = UNSOLVABLE_S, f"unsolvable: {verdict.reason}"
+        status, detail = CheckStatus.UNSOLVABLE, f"unsolvable: {verdict.reason}"
     elif clears:
-        status, method = OK, REPLAY
+        status, method = CheckStatus.OK, REPLAY
         detail = f"solvable: {note} (search undecided: {verdict.reason})"
     else:
-        status, detail = UNKNOWN_S, f"unknown: {verdict.reason}; raise --nodes or --budget to decide it"
+        status, detail = CheckStatus.UNKNOWN, f"unknown: {verdict.reason}; raise --nodes or --budget to decide it"
     return LevelResult(label, file, status, verdict.status, method, stage, spent, nodes, seconds,
                        sol_state, detail)
 
 
-def _check_task(task: tuple) -> LevelResult:
-    return check_level(*task)
+@dataclass(frozen=True)
+class LevelTask:
+    """One level to check: :func:`check_level`'s arguments, sent as one picklable value to a
+    worker process or a cluster."""
+
+    label: str
+    file: str
+    board: Board
+    rules: Rules
+    solution: object
+    nodes: int
+    seconds: float | None = None
+    resolve: bool = False
+
+
+def check_task(task: LevelTask) -> LevelResult:
+    """:func:`check_level` of ``task``: the call an executor runs."""
+    return check_level(task.label, task.file, task.board, task.rules, task.solution, task.nodes,
+                       task.seconds, task.resolve)
+
+
+def is_replay_only(task: LevelTask) -> bool:
+    """Whether ``task`` is decided by replaying its stored solution alone. A replay costs well
+    under a millisecond, less than sending the level to a worker, so such levels are checked
+    in the calling process."""
+    return task.solution is not None and not task.resolve
 
 
 # -- the whole run ------------------------------------------------------------------------------
-#: Levels in flight per worker: enough that cheap levels queued behind a slow search do not
-#: leave the other workers idle, few enough that memory stays bounded.
-WINDOW_PER_JOB = 64
-
-
 def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
-           report: VerifyReport) -> Iterator[tuple]:
-    """One ``check_level`` argument tuple per level, file by file, level by level: a pack
-    directory is read as it is consumed. Bad files are recorded in ``report`` as they are met."""
+           report: VerifyReport) -> Iterator[LevelTask]:
+    """One :class:`LevelTask` per level, file by file, level by level: a pack directory is
+    read as it is consumed. Bad files are recorded in ``report`` as they are met."""
     for path, strict in collect(paths):
         report.files += 1
         source = printable(str(path))  # undecodable bytes of a file name shown as \xNN
@@ -457,7 +504,7 @@ def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
                 obj = read_json(path)
                 if not strict and not _is_llkgen(obj):
                     report.problems.append(FileProblem(
-                        source, "skipped",
+                        source, CheckStatus.SKIPPED,
                         f'not an llkgen level or pack (no "format": "{LEVEL_FORMAT}" or "{PACK_FORMAT}")'))
                     continue
                 if isinstance(obj, dict) and obj.get("format") in DIR_FORMATS:
@@ -468,72 +515,14 @@ def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
             for label, lv in levels:
                 if label.startswith(raw + "#"):  # a pack directory's label: its path shown printable
                     label = source + label[len(raw):]
-                yield (label, source, lv.board, lv.rules, lv.extra.get("solution"),
-                       _budget_of(lv.extra, nodes), seconds, resolve)
+                yield LevelTask(label, source, lv.board, lv.rules, lv.extra.get("solution"),
+                                _budget_of(lv.extra, nodes), seconds, resolve)
         except PackFileError as e:
-            report.problems.append(FileProblem(printable(e.where), INVALID, printable(e.reason)))
+            report.problems.append(FileProblem(printable(e.where), CheckStatus.INVALID, printable(e.reason)))
         except LlkgenError as e:
             msg = printable(str(e))
             detail = msg[len(source) + 2:] if msg.startswith(source + ": ") else msg
-            report.problems.append(FileProblem(source, INVALID, detail))
-
-
-def _replay_only(task: tuple) -> bool:
-    return task[4] is not None and not task[7]
-
-
-#: Levels read ahead per chunk on a Dask cluster (``--scheduler``): the replays are checked
-#: here, the searches of the chunk go to the cluster together.
-CHUNK = 1024
-
-
-def _results_on(tasks: Iterator[tuple], executor: Executor) -> Iterator[LevelResult]:
-    """:func:`_results` on another executor (a Dask cluster), chunk by chunk in order: at most
-    :data:`CHUNK` levels are held at a time, and the cluster stays up between chunks."""
-    session = getattr(executor, "session", None)
-    with session() if session is not None else nullcontext():
-        while chunk := list(islice(tasks, CHUNK)):
-            yield from _chunk_results(chunk, executor)
-
-
-def _chunk_results(chunk: list[tuple], executor: Executor) -> list[LevelResult]:
-    out: list[LevelResult | None] = [None] * len(chunk)
-    searched = []
-    for i, task in enumerate(chunk):
-        if _replay_only(task):
-            out[i] = _check_task(task)
-        else:
-            searched.append(i)
-
-    def put(pos: int, result: LevelResult) -> None:
-        out[searched[pos]] = result
-
-    executor.run_ordered(_check_task, [chunk[i] for i in searched], put)
-    return [r for r in out if r is not None]
-
-
-def _results(tasks: Iterator[tuple], jobs: int) -> Iterator[LevelResult]:
-    """``check_level`` of every task, in order. A replay costs well under a millisecond, less
-    than handing the level to a worker, so levels certified by replay alone are checked here;
-    searches go to a pool of ``jobs`` workers, started at the first search. At most
-    ``WINDOW_PER_JOB * jobs`` levels are in flight, so memory does not grow with the pack."""
-    window: deque[LevelResult | Future] = deque()
-    limit = WINDOW_PER_JOB * jobs
-    with ExitStack() as stack:
-        pool = None
-        for task in tasks:
-            if jobs == 1 or _replay_only(task):
-                window.append(_check_task(task))
-            else:
-                if pool is None:
-                    pool = stack.enter_context(worker_pool(jobs))
-                window.append(pool.submit(_check_task, task))
-            while window and (len(window) > limit or not isinstance(window[0], Future) or window[0].done()):
-                head = window.popleft()
-                yield head.result() if isinstance(head, Future) else head
-        while window:
-            head = window.popleft()
-            yield head.result() if isinstance(head, Future) else head
+            report.problems.append(FileProblem(source, CheckStatus.INVALID, detail))
 
 
 def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, jobs: int = 1,
@@ -548,19 +537,25 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
     counts only (with ``spool``, a temporary file of results too, read back by the JSON and
     JUnit writers; :meth:`VerifyReport.close` removes it), and ``on_level`` is the way to see
     each result as it comes. ``executor`` (e.g. a Dask cluster, see :mod:`llkgen.execution.base`)
-    runs the searches instead of the process pool; the report is the same."""
+    runs the searches instead of the process pool; the report is the same.
+
+    Levels certified by replay alone are checked in this process (:func:`is_replay_only`), the
+    others on the executor; at most :func:`llkgen.execution.base.window` levels are read ahead
+    of the last one reported, so memory does not grow with the pack."""
     if nodes is not None and (type(nodes) is not int or nodes < 1):
         raise ValueError(f"nodes: expected an integer >= 1, found {nodes!r}")
     if seconds is not None and not (isinstance(seconds, (int, float)) and seconds >= 0):
         raise ValueError(f"seconds: expected a number >= 0, found {seconds!r}")
     paths = list(paths)
     report = VerifyReport(keep_levels=keep_levels, spool=spool)
+    executor = executor or ProcessExecutor(max(1, jobs))
     tasks = _tasks(paths, nodes, seconds, resolve, report)
-    results = _results(tasks, max(1, jobs)) if executor is None else _results_on(tasks, executor)
-    for res in results:
-        report.add(res)
-        if on_level is not None:
-            on_level(res)
+    # Closed explicitly: when on_level raises (Ctrl-C included), the workers stop now.
+    with closing(executor.imap_ordered(check_task, tasks, inline=is_replay_only)) as results:
+        for res in results:
+            report.add(res)
+            if on_level is not None:
+                on_level(res)
     if not report.checked and not report.problems:
         raise LevelFormatError(
             "no level files found in " + ", ".join(str(p) for p in paths) + " (expected *.json level or pack "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
@@ -91,6 +92,30 @@ class MakeResult:
     path: Path
     levels: list[LevelSummary]
     resumed: int = 0
+
+
+#: The format of ``llkgen make --json``'s report.
+MAKE_REPORT_FORMAT = "llkgen.make-report/1"
+
+
+def make_report(result: MakeResult, spec: Spec, part: Shard, *, jobs: int, seconds: float, resume: bool,
+                scheduler: str | None) -> dict:
+    """``llkgen make --json``'s summary of a run: where the pack went, how it was made, and
+    each level's id, seed, attempts and metrics."""
+    report: dict = {
+        "format": MAKE_REPORT_FORMAT, "path": str(result.path), "name": spec.name,
+        "seed": spec.seed, "strategy": spec.generator.strategy, "jobs": jobs,
+        "seconds": round(seconds, 3),
+        "levels": [{"id": lv.id, "seed": lv.seed, "attempts": lv.attempts,
+                    "metrics": lv.metrics} for lv in result.levels],
+    }
+    if not part.whole:
+        report["shard"] = str(part)
+    if resume:
+        report["resumed"] = result.resumed
+    if scheduler is not None:
+        report["scheduler"] = scheduler
+    return report
 
 
 def level_record(spec: Spec, lv: GeneratedLevel) -> dict:
@@ -205,14 +230,16 @@ def make_pack(spec: Spec, jobs: int = 1,
                         on_level(summary)
         resumed = len(made)
 
-        def keep(pos: int, record: dict) -> None:
-            spool.add(record)
-            made[record["index"]] = summary = LevelSummary.of(record)
-            if on_level is not None:
-                on_level(summary)
-
         try:
-            executor.run_ordered(partial(make_record, spec), [i for i in indices if i not in made], keep)
+            # Closed explicitly: when on_level or the spool raises (Ctrl-C included), the workers
+            # stop now, not whenever the generator is collected.
+            todo = [i for i in indices if i not in made]
+            with closing(executor.imap_ordered(partial(make_record, spec), todo)) as records:
+                for record in records:
+                    spool.add(record)
+                    made[record["index"]] = summary = LevelSummary.of(record)
+                    if on_level is not None:
+                        on_level(summary)
         except WorkerFailure as e:
             i = e.arg if isinstance(e.arg, int) else -1
             raise WorkerFailure(

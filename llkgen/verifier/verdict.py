@@ -16,6 +16,9 @@ from llkgen.game.path import Move
 #: The default search-node budget of one verification: the one place this number lives.
 DEFAULT_NODES = 200_000
 
+#: The default budget of each verification behind a hint or a move label (a few milliseconds on most boards).
+ADVICE_NODES = 20_000
+
 
 class Status(StrEnum):
     """What a verification concluded. A ``StrEnum``, so it prints, compares and serialises as

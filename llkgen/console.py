@@ -1,0 +1,151 @@
+"""What the command line prints and how it stops, apart from the Typer commands themselves
+(:mod:`llkgen.cli`): moves, proofs and level lines as text, the progress display of ``make``,
+streams that show any character, and the signals that end a run with a message.
+
+Nothing here parses arguments; nothing here imports Typer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from llkgen.errors import LevelFormatError
+from llkgen.formats.level import read_json
+from llkgen.text import printable
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+def move_text(board, m) -> str:
+    path = " -> ".join(f"({r},{c})" for r, c in m.path)
+    return f"type {board[m.a]}: {list(m.a)} {list(m.b)}  via {path}"
+
+def version_line() -> str:
+    """``llkgen --version``: the version and which search core runs (compiled or pure Python)."""
+    from llkgen._version import __version__
+    from llkgen.game import grid
+
+    core = "pure Python" if grid.__file__.endswith(".py") else "compiled"
+    return f"llkgen {__version__} (search core: {core})"
+
+
+def level_heading(lv, ref: str) -> str:
+    """The comment line above a board in the text form: its id (or file name), size and rules."""
+    return printable(f"# {lv.id or Path(ref).name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}")
+
+
+def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
+    """What ``llkgen replay`` checks: the moves of ``moves_file``, else the level's stored
+    solution; neither raises :class:`LevelFormatError`."""
+    if moves_file is not None:
+        return load_moves(moves_file)
+    if isinstance(lv.solution, list):
+        return lv.solution
+    raise LevelFormatError(f"{ref}: no stored solution: expected a list of moves in \"solution\" "
+                           "(or give a MOVES.json file)")
+
+
+def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:
+    """``moves --classify`` as text: a line per removable pair with its label, then the counts
+    (and, when no pair is left on a board with tiles, that it is dead)."""
+    lines = [f"{x.label:<7} {move_text(board, x.move)}" for x in labels]
+    lines.append(f"{plural(len(labels), 'removable pair')}: " + ", ".join(f"{n} {k}" for k, n in summary.items()))
+    if not labels and not board.is_cleared():
+        lines.append(f"dead: no pair can be removed and {plural(board.tile_count, 'tile')} are left")
+    return lines
+
+
+def proof_lines(proof: dict | None) -> list[str]:
+    """The parts of a proof a designer can look at on the board: the tiles it names."""
+    if not proof:
+        return []
+    locked = proof.get("locked") or (proof.get("board") or {}).get("locked")
+    return ["locked tiles: " + " ".join(f"({r},{c})" for r, c in locked)] if locked else []
+
+def level_file(ref: str) -> str:
+    """The file (or pack directory) a LEVEL argument reads, as :func:`load_level_ref` does."""
+    return ref if "#" not in ref or os.path.lexists(ref) else ref.rpartition("#")[0]
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+def load_moves(path: Path) -> list:
+    obj = read_json(path)
+    if isinstance(obj, dict):
+        for key in ("solution", "moves"):
+            if key in obj:
+                obj = obj[key]
+                break
+        else:
+            raise LevelFormatError(f"{path}: expected a list of moves or an object with 'solution'")
+    if not isinstance(obj, list):
+        raise LevelFormatError(
+            f"{path}: expected a list of moves [[r1, c1], [r2, c2]], found {type(obj).__name__}")
+    return obj
+
+def level_line(lv) -> str:
+    m = lv.metrics
+    graded = (f"difficulty {m['difficulty']:>5.1f}  fatal_share {m['fatal_share']:.3f}  "
+              if "difficulty" in m else "")
+    return (f"level {lv.index + 1:>3}  {graded}initial_moves {m['initial_moves']:>3}  "
+            f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
+            f"({plural(lv.attempts, 'attempt')})")
+
+@contextmanager
+def progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], None]]:
+    """``advance(level)``, called as each level is made: a rich progress bar on stderr when it
+    is a terminal, one plain line per level otherwise (a CI log or a pipe), nothing if quiet."""
+    if quiet:
+        yield lambda lv: None
+        return
+    if not sys.stderr.isatty():
+        done = 0
+
+        def line(lv: object) -> None:
+            nonlocal done
+            done += 1
+            print(f"making {name}: {done}/{total} levels", file=sys.stderr, flush=True)
+
+        yield line
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"making {name}", total=total)
+        yield lambda lv: bar.advance(task)
+
+def tolerant_streams() -> None:
+    """Let stdout and stderr show what UTF-8 cannot encode (a lone surrogate in a level id, an
+    undecodable byte in a file name) as a backslash escape instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+class Stopped(BaseException):
+    """Ctrl-C or SIGTERM, raised from the signal handler. Not a KeyboardInterrupt, which Typer
+    would turn into a silent exit: this one reaches :func:`main`, which says why it stopped.
+    Unwinding on the way ends worker processes and removes temporary files."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+#: Exit code and message per signal (128 + the signal number, as shells report it).
+STOP: dict[int, tuple[int, str]] = {signal.SIGINT: (130, "Interrupted.")}
+if hasattr(signal, "SIGTERM"):
+    STOP[signal.SIGTERM] = (143, "Terminated.")
+
+def raise_stopped(signum: int, frame: object) -> None:
+    raise Stopped(signum)
