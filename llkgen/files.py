@@ -40,6 +40,22 @@ TMP_PREFIX, TMP_SUFFIX = ".llkgen-", ".tmp"
 
 
 # -- reading --------------------------------------------------------------------------------------
+def open_for_reading(path: str | os.PathLike, what: str, error: type[LlkgenError] = LlkgenError,
+                     flags: int = os.O_RDONLY | getattr(os, "O_BINARY", 0)) -> int:
+    """A descriptor open on ``path``; every reason it cannot be opened raised as ``error``,
+    naming the file and ``what`` was expected: the one mapping of open errors to messages."""
+    try:
+        return os.open(path, flags)
+    except FileNotFoundError:
+        raise error(f"{Path(path)}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{Path(path)}: is a directory, expected {what}") from None
+    except OSError as e:
+        raise error(f"{Path(path)}: cannot read: {e.strerror}") from None
+    except ValueError as e:  # e.g. an embedded NUL byte in the path
+        raise error(f"{os.fspath(path)!r}: not a usable file name: {e}") from None
+
+
 def read_bounded(path: str | os.PathLike, cap: int, what: str,
                  error: type[LlkgenError] = LlkgenError) -> bytes:
     """The bytes of ``path``, at most ``cap`` of them; raises ``error`` (naming the file and
@@ -50,16 +66,7 @@ def read_bounded(path: str | os.PathLike, cap: int, what: str,
     :data:`FIFO_WAIT_SECONDS`, then reported. A pipe whose writer is still working is read to
     its end like a file, up to the cap."""
     p = Path(path)
-    try:
-        fd = os.open(p, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise error(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise error(f"{p}: is a directory, expected {what}") from None
-    except OSError as e:
-        raise error(f"{p}: cannot read: {e.strerror}") from None
-    except ValueError as e:  # e.g. an embedded NUL byte in the path
-        raise error(f"{os.fspath(path)!r}: not a usable file name: {e}") from None
+    fd = open_for_reading(p, what, error, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
     try:
         return _read_fd(fd, p, cap, what, error)
     except OSError as e:

@@ -16,6 +16,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -83,20 +84,44 @@ class PackLayout(Protocol):
         ...
 
 
+class DirKind(Enum):
+    """What a directory is, to llkgen: the one sniff every reader and writer asks."""
+
+    #: Not a pack directory: no ``index.json`` and no ``levels-*.jsonl`` part.
+    PLAIN = "plain"
+    #: Its ``index.json`` is a JSON object with one of :data:`DIR_FORMATS`: a pack directory.
+    PACK = "pack"
+    #: It holds a part, or an ``index.json`` that cannot be read as JSON: a broken pack directory.
+    BROKEN = "broken"
+    #: Its ``index.json`` is valid JSON of some other tool: an ordinary folder.
+    FOREIGN = "foreign"
+
+
+def dir_kind(path: str | os.PathLike) -> DirKind:
+    """Sniff the directory ``path`` (:class:`DirKind`); anything that is not a directory is
+    ``PLAIN``."""
+    p = Path(path)
+    if not p.is_dir():
+        return DirKind.PLAIN
+    if not (p / PACK_INDEX).exists():
+        try:
+            with os.scandir(p) as entries:  # closed even when any() stops early
+                parts = any(e.name.startswith("levels-") and e.name.endswith(".jsonl") for e in entries)
+        except OSError:
+            return DirKind.PLAIN
+        return DirKind.BROKEN if parts else DirKind.PLAIN
+    try:
+        obj = read_json(p / PACK_INDEX)
+    except LevelFormatError:
+        return DirKind.BROKEN
+    return DirKind.PACK if isinstance(obj, dict) and obj.get("format") in DIR_FORMATS else DirKind.FOREIGN
+
+
 def is_pack_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a directory meant as a pack directory: it holds ``index.json`` or a
     ``levels-*.jsonl`` part (a directory of parts without its index is a broken pack, and is
     reported as one rather than ignored)."""
-    p = Path(path)
-    if not p.is_dir():
-        return False
-    if (p / PACK_INDEX).exists():
-        return True
-    try:
-        with os.scandir(p) as entries:  # closed even when any() stops early
-            return any(e.name.startswith("levels-") and e.name.endswith(".jsonl") for e in entries)
-    except OSError:
-        return False
+    return dir_kind(path) is not DirKind.PLAIN
 
 
 def open_part(file: Path) -> int:
@@ -129,18 +154,10 @@ def check_pack_dir_target(path: str | os.PathLike) -> Path:
             entries = os.listdir(p)
         except OSError as e:
             raise OutputError(f"{p}: cannot write: {(e.strerror or str(e)).lower()}") from None
-        if entries and not _has_packdir_index(p):
+        if entries and dir_kind(p) is not DirKind.PACK:
             raise OutputError(f"{p}: cannot write: a directory that is not a pack directory (no {PACK_INDEX} "
                               f"with format {PACKDIR_FORMAT!r} or {PACK_FILES_FORMAT!r}); it is never replaced")
     return p
-
-
-def _has_packdir_index(p: Path) -> bool:
-    try:
-        obj = read_json(p / PACK_INDEX)
-    except LevelFormatError:
-        return False
-    return isinstance(obj, dict) and obj.get("format") in DIR_FORMATS
 
 
 def _fsync_dir(p: Path) -> None:

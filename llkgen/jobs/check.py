@@ -61,7 +61,7 @@ from typing import IO, Callable, Iterable, Iterator
 from llkgen.errors import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LevelFormatError, LlkgenError
 from llkgen.execution.base import Executor, ProcessExecutor
 from llkgen.files import open_atomic
-from llkgen.formats.container import DIR_FORMATS, PACK_INDEX, PackFileError, is_pack_dir
+from llkgen.formats.container import DIR_FORMATS, DirKind, PackFileError, dir_kind, is_pack_dir
 from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
 from llkgen.formats.load import iter_pack_dir
 from llkgen.game.board import Board, Rules
@@ -366,25 +366,14 @@ def _walk(top: Path) -> Iterator[Path]:
             continue
         p = Path(entry.path)
         if entry.is_dir(follow_symlinks=False):  # as Path.rglob: never into a link's loop
-            if _is_pack_dir_in_walk(p):
+            # A folder whose index.json is some other tool's valid JSON is an ordinary folder
+            # (its index.json is then listed as skipped); a broken index is a broken pack.
+            if dir_kind(p) in (DirKind.PACK, DirKind.BROKEN):
                 yield p
             else:
                 yield from _walk(p)
         elif entry.name.endswith(".json") and entry.is_file():
             yield p
-
-
-def _is_pack_dir_in_walk(p: Path) -> bool:
-    # In a searched folder, a directory whose index.json is some other tool's valid JSON is
-    # an ordinary folder (its index.json is then listed as skipped); a broken index is a
-    # broken pack directory, reported as invalid.
-    if not is_pack_dir(p):
-        return False
-    try:
-        obj = read_json(p / PACK_INDEX)
-    except LlkgenError:
-        return True
-    return isinstance(obj, dict) and obj.get("format") in DIR_FORMATS
 
 
 def _is_llkgen(obj: object) -> bool:

@@ -36,6 +36,7 @@ from typing import IO
 
 from llkgen._version import __version__
 from llkgen.errors import LevelFormatError, LlkgenError
+from llkgen.files import open_for_reading
 from llkgen.formats.shapes import GRID_SHAPES, LAYOUTS, GridShape, Layout
 from llkgen.generation.spec import Spec
 from llkgen.jobs.spool import parse_record, record_line
@@ -142,14 +143,7 @@ def _readline(s: _Open) -> bytes:
 
 
 def _open_shard(path: Path) -> _Open:
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        raise LevelFormatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise LevelFormatError(f"{path}: is a directory, expected a {SHARD_FORMAT} file") from None
-    except OSError as e:
-        raise LevelFormatError(f"{path}: cannot read: {e.strerror}") from None
+    f = os.fdopen(open_for_reading(path, f"a {SHARD_FORMAT} file", LevelFormatError), "rb")
     try:
         first = f.readline(64 * 1024)
         try:
