@@ -17,6 +17,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 from llkgen.errors import LevelFormatError
@@ -165,31 +166,164 @@ def pack_to_json(pack: Pack, grid: GridShape = GridShape.NESTED) -> dict:
 
 # -- files ---------------------------------------------------------------------------------------
 def read_json(path: str | os.PathLike) -> object:
-    """Decode a JSON file, turning every I/O or syntax problem into :class:`LevelFormatError`.
-    Reads at most :data:`MAX_FILE_BYTES` (see :func:`llkgen.files.read_bounded`)."""
+    """Decode a JSON file with :func:`parse_json`'s guarantees, turning every I/O problem into
+    :class:`LevelFormatError` too. Reads at most :data:`MAX_FILE_BYTES` (see
+    :func:`llkgen.files.read_bounded`)."""
     data = read_bounded(path, MAX_FILE_BYTES, "a JSON file", LevelFormatError)
     return parse_json(data, str(Path(path)))
 
 
+#: The deepest nesting of arrays and objects any input may have. A level nests about 5 deep
+#: (pack, levels, level, solution, move, cell); json.loads recurses once per level, so
+#: without a bound ``"[" * 60000`` ends in a RecursionError instead of a message.
+MAX_DEPTH = 64
+
+
+class JSONSyntaxError(LevelFormatError):
+    """The text is not JSON at all (not UTF-8, or a syntax error), as opposed to JSON llkgen
+    refuses (a non-finite number, a duplicate key, nesting beyond :data:`MAX_DEPTH`, more
+    than :data:`MAX_FILE_BYTES`). Readers that sniff a file's kind use the difference."""
+
+
 def parse_json(data: bytes | str, source: str) -> object:
+    """Decode JSON text strictly: the one reader of everything llkgen reads back (levels,
+    packs, pack directories, shards, journals, indexes), files it wrote itself included.
+
+    Guarantees: at most :data:`MAX_FILE_BYTES` of UTF-8; no ``NaN``, ``Infinity`` or float
+    that overflows to infinity; no key twice in one object, at any depth; no nesting deeper
+    than :data:`MAX_DEPTH`, checked before json.loads recurses. Anything else raises
+    :class:`LevelFormatError` (:class:`JSONSyntaxError` when the text is not JSON at all)
+    whose message is ``"{source}: ..."`` with the line and column when they are known."""
+    if len(data) > MAX_FILE_BYTES:
+        raise LevelFormatError(f"{source}: larger than {MAX_FILE_BYTES} bytes, the cap for a JSON file")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as e:
-        raise LevelFormatError(f"{source}: not UTF-8 text (byte {e.start})") from None
+        raise JSONSyntaxError(f"{source}: not UTF-8 text (byte {e.start})") from None
+    raw = data if isinstance(data, bytes) else text.encode("utf-8", "surrogatepass")
+    # Counting is a fast C loop; only text with enough brackets to be deep pays for the scan.
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        _check_depth(raw, text, source)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
-        raise LevelFormatError(f"{source}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        raise JSONSyntaxError(f"{source}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except _NonFinite as e:
         raise LevelFormatError(f"{source}: bad JSON{_position(text, str(e))}: {e} is not valid JSON") from None
-    except RecursionError:
-        raise LevelFormatError(f"{source}: bad JSON: nested too deeply") from None
+    except _DuplicateKey as e:
+        raise LevelFormatError(f"{source}: bad JSON{_duplicate(text, e.key)}") from None
+    except RecursionError:  # a safety net: _check_depth stops nesting long before
+        raise LevelFormatError(f"{source}: bad JSON: nested too deeply (more than {MAX_DEPTH} levels)") from None
     except ValueError as e:  # e.g. an integer beyond Python's digit limit
         raise LevelFormatError(f"{source}: bad JSON: {e}") from None
 
 
+def parse_json_line(line: bytes | str, where: str) -> object:
+    """One line of a JSON-lines file (a shard, a journal, a part of a pack directory) with
+    :func:`parse_json`'s guarantees; ``where`` names the line (``FILE line N``), so a
+    position is given as its column alone."""
+    if isinstance(line, bytes):
+        line = line.rstrip(b"\r\n")
+    else:
+        line = line.rstrip("\r\n")
+    try:
+        return parse_json(line, where)
+    except LevelFormatError as e:
+        # The line holds no newline, so every position parse_json gives is on its "line 1".
+        detail = str(e).removeprefix(where).replace(" at line 1 column ", " at column ")
+        raise type(e)(where + detail) from None
+
+
 class _NonFinite(Exception):
     pass
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """json.loads' object_pairs_hook: the object, unless a key occurs twice in it (json.loads
+    alone would keep the last, so a file could say two things and be read as one)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+# A JSON string, or from a quote that opens one to the end of the text when it is never closed
+# (so every quote starts a match and a scan stays linear on any text); DOTALL lets an escape
+# take a newline. The unrolled loop cannot backtrack into itself.
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'
+_BRACKETS = re.compile(_STRING + r"|[\[\]{}]", re.DOTALL)
+# _nesting's tables: every byte but quotes and brackets dropped, and "{}" read as "[]".
+_DROP = bytes(c for c in range(256) if c not in b'"[]{}')
+_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
+_STEP = {ord("["): 1, ord("]"): -1}
+
+
+def _check_depth(raw: bytes, text: str, source: str) -> None:
+    """Raise unless every array and object of the JSON text (``raw`` is its UTF-8) is nested at
+    most :data:`MAX_DEPTH` deep; brackets inside strings do not count."""
+    if _nesting(raw) > MAX_DEPTH:
+        raise LevelFormatError(f"{source}: bad JSON: nested too deeply (more than {MAX_DEPTH} levels)"
+                               f"{_depth_position(text)}")
+
+
+def _nesting(raw: bytes) -> int:
+    """The most arrays and objects open at once in ``raw``, outside strings: how deep
+    json.loads recurses reading JSON text, and for text that is not JSON at least as deep as
+    it gets before it finds the error (backslashes outside strings are such an error). Linear
+    in ``raw``, and every step of the common case runs in C."""
+    # Escaped backslashes, then escaped quotes, go first, so every quote left delimits a string
+    # (backslashes pair off left to right); then only quotes and brackets are kept, and the
+    # strings between quotes dropped (an unclosed one to the end): what remains is brackets.
+    if b"\\" in raw:  # rare in llkgen's files, and the replacing costs as much as the rest
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = raw.translate(_AS_SQUARE, _DROP)
+    # Strings without brackets are now "", and when dropping each "" leaves no quote, the
+    # quotes paired first with second, third with fourth...: no string held a bracket.
+    brackets = kept.replace(b'""', b"")
+    if b'"' in brackets:
+        brackets = b"".join(kept.split(b'"')[::2])  # the pieces between a string's quotes are odd
+    # Balanced brackets of depth d vanish after exactly d passes that each drop every "[]".
+    rest = brackets
+    for depth in range(MAX_DEPTH + 1):
+        if not rest:
+            return depth
+        shorter = rest.replace(b"[]", b"")
+        if len(shorter) == len(rest):
+            break
+        rest = shorter
+    # Unbalanced (not JSON) or deep: the exact count, a step per bracket.
+    return max(accumulate(map(_STEP.__getitem__, brackets), initial=0))
+
+
+def _depth_position(text: str) -> str:
+    """' at line L column C' of the bracket that opens level MAX_DEPTH + 1 (an error path)."""
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        c = text[m.start()]
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _line_column(text, m.start())
+        elif c in "]}":
+            depth -= 1
+    return ""
+
+
+def _line_column(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f" at line {line} column {col}"
 
 
 def _position(text: str, token: str) -> str:
@@ -197,9 +331,7 @@ def _position(text: str, token: str) -> str:
     m = re.search(r"(?<![\w\"])" + re.escape(token) + r"(?![\w\"])", text)
     if m is None:
         return ""
-    line = text.count("\n", 0, m.start()) + 1
-    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-    return f" at line {line} column {col}"
+    return _line_column(text, m.start())
 
 
 def _reject_constant(name: str) -> object:
@@ -211,6 +343,82 @@ def _finite_float(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise _NonFinite(text[:40])
     return value
+
+
+def _duplicate(text: str, key: str) -> str:
+    """' at line L column C: duplicate key "k" at PATH (first at line L column C)' for the
+    first key, in reading order, that repeats in its object; json.loads' hook knows no
+    positions, so this error path reads the text again with a small scanner of its own."""
+    try:
+        found = _find_duplicate(text, 0, "")[1]
+    except (ValueError, IndexError):  # not expected: json.loads has read the text this far
+        found = None
+    if found is None:
+        return f": duplicate key {json.dumps(key, ensure_ascii=False)}"
+    path, name, first, second = found
+    return (f"{_line_column(text, second)}: duplicate key {json.dumps(name, ensure_ascii=False)} at {path} "
+            f"(first{_line_column(text, first)})")
+
+
+#: (the key's path, the key, the offsets of its first and second occurrence)
+_Duplicate = tuple[str, str, int, int]
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Reads the scalars for _find_duplicate; any constant will do, json.loads has vetted them.
+_SCALAR = json.JSONDecoder(parse_constant=float)
+
+
+def _find_duplicate(text: str, i: int, path: str) -> tuple[int, _Duplicate | None]:
+    """Read the JSON value at ``text[i:]`` (``path`` names it); return the offset past it and
+    the first duplicate key inside it, or None. Recursive, so only for text whose depth
+    :func:`_check_depth` has bounded."""
+    i = _skip_space(text, i)
+    if text[i] == "{":
+        keys: dict[str, int] = {}
+        i = _skip_space(text, i + 1)
+        if text[i] == "}":
+            return i + 1, None
+        while True:
+            start = i
+            key, i = _SCALAR.raw_decode(text, i)
+            inner = _key_path(path, key)
+            if key in keys:
+                return i, (inner, key, keys[key], start)
+            keys[key] = start
+            i, found = _find_duplicate(text, _skip_space(text, i) + 1, inner)  # + 1: past the ':'
+            if found is not None:
+                return i, found
+            i = _skip_space(text, i)
+            if text[i] == "}":
+                return i + 1, None
+            i = _skip_space(text, i + 1)  # past the ','
+    if text[i] == "[":
+        i = _skip_space(text, i + 1)
+        if text[i] == "]":
+            return i + 1, None
+        n = 0
+        while True:
+            i, found = _find_duplicate(text, i, f"{path}[{n}]")
+            if found is not None:
+                return i, found
+            i = _skip_space(text, i)
+            if text[i] == "]":
+                return i + 1, None
+            i, n = i + 1, n + 1  # past the ','
+    return _SCALAR.raw_decode(text, i)[1], None
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+def _key_path(path: str, key: str) -> str:
+    """``levels[3].grid`` for key ``grid`` of the object at ``levels[3]``; ``["a b"]`` for a key
+    that is not a plain name."""
+    if _PLAIN_KEY.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def prefixed(source: str, fn, obj):

@@ -30,7 +30,7 @@ from llkgen.formats.container import (
     write_dir_atomic,
     write_synced,
 )
-from llkgen.formats.level import MAX_FILE_BYTES, Level, dumps, level_from_json, level_to_json, parse_json
+from llkgen.formats.level import MAX_FILE_BYTES, Level, dumps, level_from_json, level_to_json, parse_json_line
 from llkgen.text import describe_value, escape_surrogates
 
 #: The most levels one part file holds.
@@ -130,12 +130,10 @@ def read_part(file: Path, part: PackPart, ids: list[str | None]) -> Iterator[tup
                 raise PackFileError(at, "empty line, expected a level object")
             i = part.first + lineno - 1
             try:
-                obj = parse_json(line.rstrip(b"\r\n"), "")
+                obj = parse_json_line(line, at)
                 level = level_from_json(obj, f"levels[{i}]")
             except LevelFormatError as e:
-                # parse_json's messages start ": " (no source) and count lines within the line.
-                msg = str(e).removeprefix(": ").replace("bad JSON at line 1 column", "bad JSON at column")
-                raise PackFileError(at, msg) from None
+                raise PackFileError(at, str(e).removeprefix(f"{at}: ")) from None
             if level.id != ids[i]:
                 raise PackFileError(at, f"levels[{i}].id: {PACK_INDEX} lists {ids[i]!r}, found {level.id!r}")
             yield i, level

@@ -62,7 +62,7 @@ from llkgen.errors import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, L
 from llkgen.execution.base import Executor, ProcessExecutor
 from llkgen.files import open_atomic
 from llkgen.formats.container import DIR_FORMATS, DirKind, PackFileError, dir_kind, is_pack_dir
-from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
+from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, parse_json_line, read_json
 from llkgen.formats.load import iter_pack_dir
 from llkgen.game.board import Board, Rules
 from llkgen.game.referee import replay
@@ -225,7 +225,8 @@ class VerifyReport:
         self._spool.flush()
         self._spool.seek(0)
         for line in self._spool:
-            fields = json.loads(line)
+            fields = parse_json_line(line, "the verify spool")  # read back: strictly, like any input
+            assert isinstance(fields, dict), "the spool holds the objects this report wrote"
             fields["status"] = CheckStatus(fields["status"])
             yield LevelResult(**fields)
         self._spool.seek(0, os.SEEK_END)

@@ -37,9 +37,11 @@ from typing import IO
 from llkgen._version import __version__
 from llkgen.errors import LevelFormatError, LlkgenError
 from llkgen.files import open_for_reading
+from llkgen.formats.level import JSONSyntaxError, parse_json_line
 from llkgen.formats.shapes import GRID_SHAPES, LAYOUTS, GridShape, Layout
-from llkgen.generation.spec import Spec
+from llkgen.generation.spec import MAX_COUNT, MAX_SEED, Spec
 from llkgen.jobs.spool import parse_record, record_line
+from llkgen.text import describe_value
 
 SHARD_FORMAT = "llkgen.shard/1"
 #: The fields two shards (or a journal and its run) must agree on to belong together.
@@ -49,6 +51,8 @@ WRITING = {"grid": GridShape.NESTED.value, "layout": Layout.PACK.value}
 #: A header line is a few hundred bytes; a level line of a 64x64 board with its solution about
 #: 100 KB. Longer lines are refused before they are parsed.
 MAX_LINE_BYTES = 64 * 1024 * 1024
+#: A header longer than this is cut there, and so is not JSON: not a shard's header.
+MAX_HEADER_BYTES = 64 * 1024
 
 _SHARD_RE = re.compile(r"(\d{1,9})/(\d{1,9})")
 
@@ -143,31 +147,43 @@ def _readline(s: _Open) -> bytes:
 
 
 def _open_shard(path: Path) -> _Open:
+    """Open the shard at ``path`` and check its header line: strict JSON
+    (:func:`~llkgen.formats.level.parse_json_line`), every field present, each of the right type and
+    within its bounds (``count`` 1..MAX_COUNT, ``seed`` 0..MAX_SEED, ``levels`` 0..MAX_COUNT; the
+    exact ``levels`` is :func:`_check_set`'s), so nothing later overflows on a value no run writes."""
     f = os.fdopen(open_for_reading(path, f"a {SHARD_FORMAT} file", LevelFormatError), "rb")
     try:
-        first = f.readline(64 * 1024)
+        first = f.readline(MAX_HEADER_BYTES)
+        where = f"{path}: line 1"
         try:
-            header = json.loads(first)
-        except ValueError:
-            header = None
+            header = parse_json_line(first, where)
+        except JSONSyntaxError:
+            header = None  # not JSON at all (a pack file, say): said below as not a shard
         if not isinstance(header, dict) or header.get("format") != SHARD_FORMAT:
             found = header.get("format") if isinstance(header, dict) else first[:40]
-            raise LevelFormatError(f"{path}: line 1: expected a {SHARD_FORMAT} header "
+            raise LevelFormatError(f"{where}: expected a {SHARD_FORMAT} header "
                                    f"(a file from llkgen make --shard), found {found!r}")
         for key in (*IDENTITY, "shard", "levels"):
             if key not in header:
-                raise LevelFormatError(f"{path}: line 1: missing field {key!r}")
+                raise LevelFormatError(f"{where}: missing field {key!r}")
         try:
             shard = Shard.parse(str(header["shard"]), "shard")
         except ShardOptionError as e:
-            raise LevelFormatError(f"{path}: line 1: {e}") from None
-        if type(header["count"]) is not int or header["count"] < 1:
-            raise LevelFormatError(f"{path}: line 1: count: expected an integer >= 1, found {header['count']!r}")
+            raise LevelFormatError(f"{where}: {e}") from None
+        for key in ("generator", "name", "spec_sha256"):
+            if not isinstance(header[key], str):
+                raise LevelFormatError(f"{where}: {key}: expected a string, found {describe_value(header[key])}")
+        # Bounds as make enforces them: count sizes ranges and files, so 10**19 would overflow.
+        for key, low, high in (("count", 1, MAX_COUNT), ("seed", 0, MAX_SEED), ("levels", 0, MAX_COUNT)):
+            value = header[key]
+            if type(value) is not int or not low <= value <= high:
+                raise LevelFormatError(f"{where}: {key}: expected an integer in {low}..{high}, "
+                                       f"found {describe_value(value)}")
         for key, options in (("grid", GRID_SHAPES), ("layout", LAYOUTS)):
             value = header.setdefault(key, WRITING[key])
             if value not in options:
-                raise LevelFormatError(f"{path}: line 1: {key}: expected one of {', '.join(options)}, "
-                                       f"found {value!r}")
+                raise LevelFormatError(f"{where}: {key}: expected one of {', '.join(options)}, "
+                                       f"found {describe_value(value)}")
         return _Open(path, header, shard, f)
     except BaseException:
         f.close()
