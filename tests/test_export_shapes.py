@@ -264,6 +264,20 @@ def test_a_broken_files_layout_is_named_by_file(made, tmp_path):
         load_levels(path)
 
 
+def test_a_linked_level_file_is_refused_not_followed(made, tmp_path, monkeypatch, capsys):
+    from cli_runner import run_cli_in_process
+
+    path = _files_copy(made, tmp_path)
+    # A valid level file outside the directory, linked in: it would certify, but it is not the pack's.
+    (path / "shp-2.json").rename(tmp_path / "elsewhere.json")
+    (path / "shp-2.json").symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(PackFileError, match=rf"^{path / 'shp-2.json'}: a symbolic link, expected a level file "
+                                            rf"listed in index.json$"):
+        load_levels(path)
+    code, out, _ = run_cli_in_process(["verify", str(path)], monkeypatch, capsys)
+    assert code == 1 and f"{path / 'shp-2.json'}: a symbolic link" in out
+
+
 @pytest.mark.parametrize("change, message", [
     ({"count": 4}, r"levels: expected a list of 4 entries \{id, file\} \(count\), found a list of 3"),
     ({"levels": [{"id": "shp-1", "file": "../shp-1.json"}], "count": 1},

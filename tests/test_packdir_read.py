@@ -199,7 +199,21 @@ BROKEN = [
      "levels-00000.jsonl:1", "levels[0].id: index.json lists 'zz', found 'lv-0'"),
     ("fifo-part", lambda p: ((p / "levels-00001.jsonl").unlink(), os.mkfifo(p / "levels-00001.jsonl")),
      "levels-00001.jsonl", "not a regular file, expected a part of index.json"),
+    # A link to a valid part (or index) elsewhere is still refused: it could name any file.
+    ("linked-part", lambda p: _link_out(p, "levels-00001.jsonl"),
+     "levels-00001.jsonl", "a symbolic link, expected a part of index.json"),
+    ("linked-index", lambda p: _link_out(p, "index.json"),
+     "index.json", "a symbolic link, expected the pack directory's index file"),
+    ("dangling-index", lambda p: ((p / "index.json").unlink(), (p / "index.json").symlink_to(p.parent / "gone")),
+     "index.json", "a symbolic link, expected the pack directory's index file"),
 ]
+
+
+def _link_out(path: Path, name: str) -> None:
+    """Move ``path/name`` out of the pack directory and leave a symbolic link to it in its place."""
+    outside = path.parent / f"outside-{name}"
+    (path / name).rename(outside)
+    (path / name).symlink_to(outside)
 
 
 @pytest.mark.parametrize("case", BROKEN, ids=[c[0] for c in BROKEN])
@@ -306,3 +320,45 @@ def test_render_streams_a_pack_directory(tmp_path):
     with pytest.raises(PackFileError, match=r"levels-00002\.jsonl:1: levels\[20\]: expected a level object"):
         list(written)
     assert len(os.listdir(tmp_path / "svg")) == 20
+
+
+# -- symbolic links --------------------------------------------------------------------------------
+def test_a_part_that_becomes_a_link_after_the_check_is_still_not_followed(tmp_path, monkeypatch):
+    # lstat says "regular file", then the open must refuse the link itself (O_NOFOLLOW).
+    import llkgen.formats.container as container
+
+    path = _write(tmp_path)
+    _link_out(path, "levels-00000.jsonl")
+    monkeypatch.setattr(container.stat, "S_ISLNK", lambda mode: False)
+    with pytest.raises(PackFileError, match=r"levels-00000\.jsonl: a symbolic link, expected a part of index\.json"):
+        list(iter_pack_dir(path))
+
+
+def test_a_directory_whose_index_is_a_link_is_never_replaced(tmp_path):
+    from llkgen.formats.container import DirKind, dir_kind
+
+    path = _write(tmp_path)
+    _link_out(path, "index.json")
+    assert dir_kind(path) is DirKind.BROKEN
+    before = sorted(os.listdir(path))
+    with pytest.raises(OutputError, match="never replaced"):
+        _write(tmp_path)
+    assert sorted(os.listdir(path)) == before
+    # A link to some other tool's JSON leaves an ordinary folder.
+    other = tmp_path / "web"
+    other.mkdir()
+    (tmp_path / "data.json").write_text('{"pages": 3}')
+    (other / "index.json").symlink_to(tmp_path / "data.json")
+    assert dir_kind(other) is DirKind.FOREIGN
+
+
+@pytest.mark.parametrize("name", ["levels-00000.jsonl", "index.json"])
+def test_verify_refuses_a_linked_file_of_a_pack_directory(tmp_path, monkeypatch, capsys, name):
+    from cli_runner import run_cli_in_process
+
+    path = _write(tmp_path, n=3)
+    _link_out(path, name)
+    code, out, _ = run_cli_in_process(["verify", str(path)], monkeypatch, capsys)
+    assert code == 1 and f"INVALID    {path / name}: a symbolic link, expected " in out
+    code, out, err = run_cli_in_process(["show", f"{path}#lv-0"], monkeypatch, capsys)
+    assert code == 1 and out == "" and err.startswith(f"Error: {path / name}: a symbolic link, expected ")

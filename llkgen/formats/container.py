@@ -10,6 +10,7 @@ that dispatches on it.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from llkgen.errors import LevelFormatError, OutputError
-from llkgen.files import current_umask
+from llkgen.files import TMP_SUFFIX, current_umask, hold, sweep_stale, temp_prefix
 from llkgen.formats.level import PACK_FORMAT, Level, read_json
 
 #: The format of a JSON-lines pack directory (:mod:`llkgen.formats.packdir`).
@@ -32,6 +33,10 @@ PACK_FILES_FORMAT = "llkgen.pack-files/1"
 DIR_FORMATS = (PACKDIR_FORMAT, PACK_FILES_FORMAT)
 #: A pack directory's index file, and the most levels one part file holds.
 PACK_INDEX = "index.json"
+#: Opening without blocking keeps a FIFO from hanging the open; not following a final symbolic
+#: link keeps a pack's files inside its directory (both POSIX; 0 where the system lacks them).
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 class PackFileError(LevelFormatError):
     """A problem in one file of a pack directory: ``where`` is the file, or ``file:line`` for a
@@ -91,7 +96,8 @@ class DirKind(Enum):
     PLAIN = "plain"
     #: Its ``index.json`` is a JSON object with one of :data:`DIR_FORMATS`: a pack directory.
     PACK = "pack"
-    #: It holds a part, or an ``index.json`` that cannot be read as JSON: a broken pack directory.
+    #: It holds a part, or an ``index.json`` that cannot be read as JSON, or one that is a
+    #: symbolic link to a pack index (never read through): a broken pack directory.
     BROKEN = "broken"
     #: Its ``index.json`` is valid JSON of some other tool: an ordinary folder.
     FOREIGN = "foreign"
@@ -114,7 +120,11 @@ def dir_kind(path: str | os.PathLike) -> DirKind:
         obj = read_json(p / PACK_INDEX)
     except LevelFormatError:
         return DirKind.BROKEN
-    return DirKind.PACK if isinstance(obj, dict) and obj.get("format") in DIR_FORMATS else DirKind.FOREIGN
+    if not isinstance(obj, dict) or obj.get("format") not in DIR_FORMATS:
+        return DirKind.FOREIGN
+    # A linked index is refused by every reader (open_part), so the directory is not a pack
+    # that a writer may replace either; a link to some other tool's JSON leaves it a folder.
+    return DirKind.BROKEN if (p / PACK_INDEX).is_symlink() else DirKind.PACK
 
 
 def is_pack_dir(path: str | os.PathLike) -> bool:
@@ -124,19 +134,28 @@ def is_pack_dir(path: str | os.PathLike) -> bool:
     return dir_kind(path) is not DirKind.PLAIN
 
 
-def open_part(file: Path) -> int:
-    """A descriptor for a part file, which must be a regular file: a FIFO or a device in a pack
-    directory is refused at once instead of blocking or reading forever."""
+def open_part(file: Path, what: str = f"a part of {PACK_INDEX}") -> int:
+    """A descriptor for a file of a pack directory (a part, a level file, the index), which
+    must be a regular file in the directory itself: a symbolic link is refused, not followed
+    (it could name any file on the system, which would then be read and certified as part of
+    the pack), and a FIFO or a device is refused at once instead of blocking or reading
+    forever. ``what`` is what the file should be, for the message."""
     where = str(file)
     try:
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        # lstat gives the clear message; O_NOFOLLOW closes the window in which the file could
+        # become a link after it (the open then fails with ELOOP, reported the same way).
+        if stat.S_ISLNK(os.lstat(file).st_mode):
+            raise PackFileError(where, f"a symbolic link, expected {what}")
+        fd = os.open(file, os.O_RDONLY | _NONBLOCK | _NOFOLLOW | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise PackFileError(where, f"no such file, but {PACK_INDEX} lists it") from None
     except OSError as e:
+        if e.errno == errno.ELOOP and _NOFOLLOW:
+            raise PackFileError(where, f"a symbolic link, expected {what}") from None
         raise PackFileError(where, f"cannot read: {e.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise PackFileError(where, f"not a regular file, expected a part of {PACK_INDEX}")
+        raise PackFileError(where, f"not a regular file, expected {what}")
     if hasattr(os, "set_blocking"):
         os.set_blocking(fd, True)
     return fd
@@ -204,13 +223,17 @@ def write_dir_atomic(path: str | os.PathLike, fill: Callable[[Path], None]) -> P
     in, and only then the old one removed; a failed or interrupted write leaves it untouched
     (and removes the temporary directory). Anything at ``path`` other than a pack directory
     (either format) or an empty directory is never replaced (:func:`check_pack_dir_target`).
+    A run killed outright cannot remove its temporary directory: the next write beside
+    ``path`` does (:func:`llkgen.files.sweep_stale`), and never that of a live run.
     Raises :class:`OutputError` when the directory cannot be written."""
     target = check_pack_dir_target(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".llkgen-", suffix=".tmp", dir=target.parent))
+        sweep_stale(target.parent)
+        tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(), suffix=TMP_SUFFIX, dir=target.parent))
     except OSError as e:
         raise OutputError(f"{target}: cannot write: {(e.strerror or str(e)).lower()}") from None
+    held = _hold_dir(tmp)  # until tmp is renamed into place or removed, so no sweep takes it
     try:
         fill(tmp)
         mode = 0o666 & ~current_umask()
@@ -224,25 +247,50 @@ def write_dir_atomic(path: str | os.PathLike, fill: Callable[[Path], None]) -> P
         if isinstance(e, OSError):
             raise OutputError(f"{target}: cannot write: {(e.strerror or str(e)).lower()}") from None
         raise
+    finally:
+        _release(held)
     return target
+
+
+def _hold_dir(p: Path) -> int | None:
+    """A descriptor on the directory ``p`` that holds it (:func:`llkgen.files.hold`) until
+    :func:`_release`; ``None`` where a directory cannot be opened (then nothing is held)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    hold(fd)
+    return fd
+
+
+def _release(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)
 
 
 def _swap_in(new: Path, target: Path) -> None:
     """Rename the complete directory ``new`` to ``target``. An existing ``target`` is renamed
     aside first and removed only after ``new`` is in place; if that rename fails, it is put
     back. (Between the two renames ``target`` is missing for an instant, but the old pack is
-    whole under its hidden name: nothing written is ever lost.)"""
+    whole under its hidden name: nothing written is ever lost. A run killed in that instant
+    leaves both directories, which :func:`llkgen.files.sweep_stale` keeps; a run killed after
+    it leaves the old one, which it removes.)"""
     if not os.path.lexists(target):
         os.rename(new, target)
         _fsync_dir(target.parent)
         return
-    old = Path(tempfile.mkdtemp(prefix=".llkgen-old-", suffix=".tmp", dir=target.parent))
+    old = Path(tempfile.mkdtemp(prefix=temp_prefix(old=True), suffix=TMP_SUFFIX, dir=target.parent))
     os.rmdir(old)  # only its unique name is wanted
-    os.rename(target, old)
+    # Held before the rename, so it is never seen unheld under its temporary name while we live.
+    held = _hold_dir(target)
     try:
-        os.rename(new, target)
-    except BaseException:
-        os.rename(old, target)
-        raise
-    _fsync_dir(target.parent)
-    shutil.rmtree(old, ignore_errors=True)
+        os.rename(target, old)
+        try:
+            os.rename(new, target)
+        except BaseException:
+            os.rename(old, target)
+            raise
+        _fsync_dir(target.parent)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        _release(held)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from llkgen.errors import LevelFormatError
+from llkgen.files import read_bounded
 from llkgen.formats import packdir, packfiles
 from llkgen.formats.container import (
     PACK_INDEX,
@@ -22,8 +23,20 @@ from llkgen.formats.container import (
     PackLayout,
     is_pack_dir,
 )
-from llkgen.formats.level import Level, Pack, levels_from_json, load_level, pack_from_json, prefixed, read_json
+from llkgen.formats.level import (
+    MAX_FILE_BYTES,
+    Level,
+    Pack,
+    levels_from_json,
+    load_level,
+    pack_from_json,
+    parse_json,
+    prefixed,
+    read_json,
+)
 
+#: What a pack directory's ``index.json`` should be, for messages.
+INDEX_WHAT = "the pack directory's index file"
 #: Every pack-directory layout llkgen reads, by the ``format`` of its ``index.json``.
 LAYOUTS: dict[str, PackLayout] = {layout.format: layout for layout in (packdir.LAYOUT, packfiles.LAYOUT)}
 
@@ -40,10 +53,14 @@ def read_pack_index(path: str | os.PathLike) -> PackIndex:
     naming ``PATH/index.json`` (read up to :data:`MAX_FILE_BYTES`, like any JSON file)."""
     index = Path(path) / PACK_INDEX
     where = str(index)
-    if not index.exists() and Path(path).is_dir():
+    if not os.path.lexists(index) and Path(path).is_dir():
         raise PackFileError(where, f"no such file: a pack directory needs its index ({PACKDIR_FORMAT})")
+    if index.is_symlink():
+        # As for its parts (open_part): a link could make any JSON on the system this pack's index.
+        raise PackFileError(where, f"a symbolic link, expected {INDEX_WHAT}")
     try:
-        obj = read_json(index)
+        obj = parse_json(read_bounded(index, MAX_FILE_BYTES, INDEX_WHAT, LevelFormatError, follow_symlinks=False),
+                         where)
     except LevelFormatError as e:
         msg = str(e)
         raise PackFileError(where, msg[len(where) + 2:] if msg.startswith(where + ": ") else msg) from None

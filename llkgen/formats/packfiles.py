@@ -100,7 +100,7 @@ def file_level(file: Path, part: PackPart, ids: list[str | None]) -> Iterator[tu
     :class:`PackFileError` naming the file."""
     where = str(file)
     i = part.first
-    with os.fdopen(open_part(file), "rb") as f:
+    with os.fdopen(open_part(file, f"a level file listed in {PACK_INDEX}"), "rb") as f:
         try:
             data = f.read(MAX_FILE_BYTES + 1)
         except OSError as e:

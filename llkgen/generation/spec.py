@@ -10,7 +10,7 @@ duplicate key inside one mapping is an error, since YAML would otherwise silentl
 
 A spec looks like this (see ``configs/*.yaml`` for commented examples)::
 
-    name: easy                      # required, [A-Za-z0-9_.-]+
+    name: easy                      # required, [A-Za-z0-9_][A-Za-z0-9_.-]{0,99}
     seed: 1                         # int >= 0, default 0
     count: 10                       # 1..1000000, default 1
     board: {rows: 6, cols: 8}       # optional layout: "#" tile cell, "." empty, "X" wall
@@ -88,7 +88,19 @@ MAX_GRADING_PLAYTHROUGHS = 1_000
 MAX_VERIFY_NODES = 10**9
 #: A spec is a few dozen lines; refusing megabytes keeps the pure-Python YAML parser fast.
 MAX_SPEC_BYTES = 1 << 20
-_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
+#: A spec's name: it names the level ids ``NAME-N``, so the level files ``NAME-N.json`` of the
+#: ``files`` layout (:func:`llkgen.formats.packfiles.level_file_name`, whose rule this is), and the
+#: default output ``output/NAME.json``. Not starting with ``.`` or ``-``: such a file is hidden, or
+#: read as an option by a shell command, and ``level_file_name`` refuses it.
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+#: What :data:`_NAME_RE` accepts, as messages say it.
+NAME_RULE = "a file-name-safe name of 1..100 characters from A-Z a-z 0-9 _ . - (not starting with . or -)"
+
+
+def name_ok(name: object) -> bool:
+    """Whether ``name`` can be a spec's name (:data:`_NAME_RE`): every level id ``NAME-N`` it
+    gives is then a level file name of every layout."""
+    return isinstance(name, str) and _NAME_RE.fullmatch(name) is not None
 
 
 # --------------------------------------------------------------------------- validation helpers
@@ -414,15 +426,8 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
         )
     m = ck.section(data, (), _TOP_KEYS, required=("name", "board", "tiles"))
     name = m["name"]
-    if (
-        not isinstance(name, str)
-        or not _NAME_RE.fullmatch(name)
-        or name in (".", "..")
-        or len(name) > 100
-    ):
-        ck.expected(
-            ("name",), "a file-name-safe name of 1..100 characters from A-Z a-z 0-9 _ . -", name
-        )
+    if not name_ok(name):
+        ck.expected(("name",), NAME_RULE, name)
     seed = ck.integer(m, (), "seed", 0, MAX_SEED, default=0)
     count = ck.integer(m, (), "count", 1, MAX_COUNT, default=1)
     board = _check_board(ck, m["board"])
@@ -541,9 +546,8 @@ def starter_spec(name: str) -> str:
     """The text of a new spec named ``name``: the shipped :data:`STARTER` spec, every key
     commented, with its name, output path and title changed. Raises :class:`SpecError` for a
     name a spec cannot have."""
-    if not _NAME_RE.fullmatch(name) or name in (".", "..") or len(name) > 100:
-        raise SpecError(f"NAME: expected a file-name-safe name of 1..100 characters from "
-                        f"A-Z a-z 0-9 _ . -, found {quote(name)}")
+    if not name_ok(name):
+        raise SpecError(f"NAME: expected {NAME_RULE}, found {quote(name)}")
     lines = _shipped(STARTER).read_text("utf-8").splitlines(keepends=True)
     out = [f"# {name}.yaml: written by llkgen init from the shipped {STARTER} spec; edit it, then build it\n",
            f"# with:  llkgen make --config {name}.yaml\n"]
