@@ -15,6 +15,7 @@ import pytest
 from llkgen.generation.generator import generate_pack
 from llkgen.generation.spec import load_spec_ref
 
+from cli_runner import run_cli_in_process
 from specs import tiny_spec
 
 SPEC = tiny_spec(export="{path: out/tiny.json}")
@@ -53,6 +54,7 @@ def runs(work):
         "quiet": ("make", "--config", "tiny.yaml", "-q", "--jobs", "2", "--out", "quiet.json"),
         "shipped": ("make", "--config", "easy", "--count", "2", "--out", "easy2.json", "-q"),
         "unknown-name": ("make", "--config", "eazy"),
+        "shard01": ("make", "--config", "tiny.yaml", "--shard", "0/1", "--out", "x.jsonl", "--jobs", "1"),
     }
     with ThreadPoolExecutor(4) as pool:
         futures = {k: pool.submit(llkgen, *args, cwd=work) for k, args in commands.items()}
@@ -169,3 +171,14 @@ def test_easy_spec_yields_easier_levels_than_hard_spec():
     # Hard boards are bigger, so compare the choice per remaining pair, not the raw count.
     assert avg(easy, "initial_moves", per_pair=True) > avg(hard, "initial_moves", per_pair=True)
     assert avg(easy, "verify_nodes") < avg(hard, "verify_nodes")
+
+
+def test_shard_0_of_1_is_a_shard_file_that_merges(work, runs, monkeypatch, capsys):
+    r = runs["shard01"]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1].startswith("wrote 4 certified levels (shard 0/1) to x.jsonl (pack seed 3, ")
+    assert json.loads((work / "x.jsonl").read_text("utf-8").splitlines()[0])["shard"] == "0/1"
+    monkeypatch.chdir(work)
+    code, out, err = run_cli_in_process(["merge", "x.jsonl", "--out", "x.json"], monkeypatch, capsys)
+    assert (code, out, err) == (0, "wrote 4 certified levels from 1 shard to x.json\n", "")
+    assert (work / "x.json").read_bytes() == (work / "out" / "tiny.json").read_bytes()

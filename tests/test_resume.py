@@ -3,6 +3,7 @@ writes the same bytes as a run that was never interrupted."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import journal_path, make_pack
 from llkgen.jobs.shards import Shard
 
+from cli_runner import run_cli_in_process
 from specs import tiny_spec
 
 SPEC = tiny_spec(seed=5, count=40)
@@ -147,3 +149,126 @@ def test_a_failed_resumable_run_keeps_its_journal(tmp_path, monkeypatch):
     monkeypatch.setattr(generate, "generate_level", original)
     assert make_pack(s, jobs=1, resume=True).resumed == 2
     assert not journal.exists()
+
+
+def _journal_of(tmp: Path, s, levels: list[dict], lines: list[str] | None = None) -> Path:
+    """The journal a run of ``s`` killed after ``levels`` (in index order) would leave, or with ``lines``."""
+    from llkgen.jobs.shards import spec_identity
+    from llkgen.jobs.spool import record_line
+
+    header = {"format": "llkgen.journal/1", **spec_identity(s), "shard": "0/1"}
+    if lines is None:
+        lines = [record_line({"index": i, "attempts": 1, "level": lv}) for i, lv in enumerate(levels)]
+    journal = journal_path(s.export.path)
+    journal.write_text(record_line(header) + "".join(lines), "utf-8")
+    return journal
+
+
+def test_a_journalled_level_that_fails_its_replay_is_made_again(tmp_path, monkeypatch, capsys):
+    s = spec(tmp_path, count=3)
+    plain = make_pack(spec(tmp_path, "plain.json", count=3), jobs=1).path
+    levels = json.loads(plain.read_text("utf-8"))["levels"]
+    from llkgen.jobs.spool import record_line
+
+    bad_move = json.loads(json.dumps(levels[0]))
+    bad_move["solution"][0] = [[0, 0], [0, 0]]
+    lines = [record_line({"index": 0, "attempts": 1, "level": bad_move}),
+             record_line({"index": 1, "attempts": 1, "level": levels[1]}).replace('"fatal_share":', '"fatal_share":NaN,'
+                                                                                 '"x":', 1),
+             record_line({"index": 2, "attempts": 1, "level": levels[2]})]
+    journal = _journal_of(tmp_path, s, levels, lines)
+    calls: list[int] = []
+    result = make_pack(s, jobs=1, resume=True, on_level=lambda lv: calls.append(lv.index))
+    assert result.resumed == 1 and calls == [2, 0, 1]  # only the sound record was kept
+    assert result.dropped[0] == (f"{journal} line 2: level tiny-1: stored solution fails: move 0: both cells are "
+                                 "[0, 0]: a move needs two distinct tiles")
+    assert result.dropped[1].startswith(f"{journal} line 3: bad JSON") and "NaN" in result.dropped[1]
+    assert result.path.read_bytes() == plain.read_bytes() and not journal.exists()
+    # The command line says what it dropped, and the pack passes verify.
+    (tmp_path / "tiny.yaml").write_text(SPEC, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    _journal_of(tmp_path, spec(tmp_path, count=3), levels, lines).rename(tmp_path / "c.json.journal")
+    code, out, err = run_cli_in_process(["make", "--config", "tiny.yaml", "--count", "3", "--out", "c.json",
+                                         "--resume", "--jobs", "1", "--json"], monkeypatch, capsys)
+    assert code == 0, err
+    assert json.loads(out)["resumed"] == 1
+    warnings = [line for line in err.splitlines() if line.startswith("Warning: ")]
+    assert warnings[0] == ("Warning: c.json.journal line 2: level tiny-1: stored solution fails: move 0: both cells "
+                           "are [0, 0]: a move needs two distinct tiles: dropped from the journal, level made again")
+    assert len(warnings) == 2
+    code, out, err = run_cli_in_process(["verify", "c.json", "--jobs", "1"], monkeypatch, capsys)
+    assert code == 0, out + err
+    assert (tmp_path / "c.json").read_bytes() == plain.read_bytes()
+
+
+def test_a_journal_read_back_at_the_end_is_replayed_again(tmp_path, monkeypatch):
+    """The journal is input when the pack is written too: a record spoiled after it was
+    journalled never reaches the pack."""
+    from llkgen.errors import LevelFormatError
+    from llkgen.jobs import spool
+
+    s = spec(tmp_path, count=2)
+    original = spool.Journal.add
+
+    def add_then_spoil(self, record):
+        original(self, record)
+        if record["index"] == 1:
+            text = self.path.read_bytes()
+            self.path.write_bytes(text.replace(b'"solution":[[[', b'"solution":[[[9', 1))
+
+    monkeypatch.setattr(spool.Journal, "add", add_then_spoil)
+    with pytest.raises(LevelFormatError, match=r"tiny.json.journal line 2: level tiny-1: stored solution fails: "):
+        make_pack(s, jobs=1, resume=True)
+    assert not Path(s.export.path).exists()
+
+
+def test_a_full_disk_is_one_error_line_and_the_journal_keeps_its_lines(tmp_path, monkeypatch, capsys):
+    from llkgen.jobs import spool
+
+    (tmp_path / "tiny.yaml").write_text(SPEC, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        if len(synced) > 3:  # the header and two levels fit; the third does not
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(spool.os, "fsync", fsync)
+    argv = ["make", "--config", "tiny.yaml", "--count", "4", "--resume", "--jobs", "1", "-q"]
+    code, out, err = run_cli_in_process(argv, monkeypatch, capsys)
+    assert (code, out, err) == (1, "", "Error: tiny.json.journal: cannot write: no space left on device\n")
+    journal = tmp_path / "tiny.json.journal"
+    assert _lines(journal) == 1 + 2 and journal.read_bytes().endswith(b"}\n")  # no torn third line
+    assert not (tmp_path / "tiny.json").exists()
+    monkeypatch.setattr(spool.os, "fsync", real_fsync)
+    code, out, err = run_cli_in_process([*argv[:-1], "--json"], monkeypatch, capsys)
+    assert code == 0, err
+    assert json.loads(out)["resumed"] == 2 and not journal.exists()
+
+
+def test_a_symlink_at_the_journal_path_is_never_followed(tmp_path, monkeypatch, capsys):
+    from llkgen.errors import OutputError
+    from llkgen.jobs.spool import Journal
+
+    (tmp_path / "tiny.yaml").write_text(SPEC, "utf-8")
+    (tmp_path / "out").mkdir()
+    elsewhere = tmp_path / "elsewhere" / "planted"
+    (tmp_path / "elsewhere").mkdir()
+    journal = tmp_path / "out" / "p.json.journal"
+    journal.symlink_to(elsewhere)  # dangling
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli_in_process(["make", "--config", "tiny.yaml", "--count", "2", "--out", "out/p.json",
+                                         "--resume", "--jobs", "1", "-q"], monkeypatch, capsys)
+    assert (code, out) == (1, "")
+    assert err == ("Error: out/p.json.journal: cannot write: is a symbolic link, expected a regular file (llkgen "
+                   "does not follow a link at a journal's path: remove it)\n")
+    assert not elsewhere.exists() and journal.is_symlink()
+    # A link to an existing file is refused the same way, and the file is left as it was.
+    elsewhere.write_text("mine\n", "utf-8")
+    for resume in (True, False):  # False: the temporary journal of a big pack
+        with pytest.raises(OutputError, match="is a symbolic link"):
+            Journal.open(journal, {"name": "x"}, resume=resume)
+    assert elsewhere.read_text("utf-8") == "mine\n"

@@ -16,6 +16,7 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack, merge_shards
 from llkgen.jobs.shards import Shard, ShardOptionError, default_shard_path
 
+from cli_runner import run_cli_in_process
 from specs import tiny_spec
 
 SPEC = tiny_spec(count=7)
@@ -101,7 +102,7 @@ def test_damaged_shards_are_refused(made):
         "truncated.jsonl": (lines[:2], "line 3: expected the record of level index 4, found the end of the file"),
         "swapped.jsonl": ([lines[0], lines[2], lines[1]], "line 2: expected level index 1, found 4"),
         "extra.jsonl": (lines + [lines[2]], "line 4: expected the end of the file, found more lines"),
-        "badjson.jsonl": ([lines[0], lines[1][:50] + "\n", lines[2]], "line 2: bad JSON: "),
+        "badjson.jsonl": ([lines[0], lines[1][:50] + "\n", lines[2]], "line 2: bad JSON"),
         "badlevel.jsonl": ([lines[0], lines[1].replace('"rows":4', '"rows":"4"'), lines[2]],
                            "line 2: level.rows: expected"),
     }
@@ -143,3 +144,81 @@ def test_cli_shard_and_merge(tmp_path):
     m = llkgen("merge", "tiny.shard-1-of-2.jsonl", "tiny.shard-0-of-2.jsonl", "--out", "m.json", cwd=tmp_path)
     assert (m.returncode, m.stdout) == (0, "wrote 7 certified levels from 2 shards to m.json\n"), m.stderr
     assert (tmp_path / "m.json").read_bytes() == (tmp_path / "tiny.json").read_bytes()
+
+
+def _tampered(path: Path, out: Path, line: int, edit) -> Path:
+    """A copy of the shard ``path`` at ``out`` whose record on ``line`` (1-based) went through ``edit``."""
+    lines = path.read_text("utf-8").splitlines(keepends=True)
+    record = json.loads(lines[line - 1])
+    edit(record)
+    lines[line - 1] = json.dumps(record, separators=(",", ":")) + "\n"
+    out.write_text("".join(lines), "utf-8")
+    return out
+
+
+def _bad_first_move(record: dict) -> None:
+    record["level"]["solution"][0] = [[0, 0], [0, 0]]
+
+
+def test_merge_replays_every_stored_solution(made, tmp_path):
+    _, _, shards = made
+    bad = _tampered(shards[1], tmp_path / "s1.jsonl", 3, _bad_first_move)  # level index 4
+    out = tmp_path / "refused.json"
+    with pytest.raises(LevelFormatError) as e:
+        merge_shards([shards[0], bad, shards[2]], out)
+    assert str(e.value) == (f"{bad} line 3: level tiny-5: stored solution fails: move 0: both cells are [0, 0]: "
+                            "a move needs two distinct tiles")
+    assert not out.exists()
+    # A solution that is legal but stops short does not certify the level either.
+    short = _tampered(shards[1], tmp_path / "short.jsonl", 2, lambda r: r["level"]["solution"].pop())
+    with pytest.raises(LevelFormatError, match=r"line 2: level tiny-2: stored solution fails: all \d+ moves are "
+                                               r"legal but 2 tiles remain$"):
+        merge_shards([shards[0], short, shards[2]], out)
+    # NaN is not JSON: the pack would not be either.
+    nan = tmp_path / "nan.jsonl"
+    nan.write_text(shards[1].read_text("utf-8").replace('"fatal_share":', '"fatal_share":NaN,"x":', 1), "utf-8")
+    with pytest.raises(LevelFormatError, match=r"nan.jsonl line 2: bad JSON.*NaN"):
+        merge_shards([shards[0], nan, shards[2]], out)
+    assert not out.exists()
+
+
+def test_cli_merge_of_a_bad_solution_is_one_error_line(made, tmp_path, monkeypatch, capsys):
+    _, _, shards = made
+    bad = _tampered(shards[1], tmp_path / "s1.jsonl", 2, _bad_first_move)
+    code, out, err = run_cli_in_process(["merge", str(shards[0]), str(bad), str(shards[2]), "--out",
+                                         str(tmp_path / "m.json")], monkeypatch, capsys)
+    assert (code, out) == (1, "")
+    assert err == (f"Error: {bad} line 2: level tiny-2: stored solution fails: move 0: both cells are [0, 0]: "
+                   "a move needs two distinct tiles\n")
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_shards_without_solutions_still_carry_one_to_replay(tmp_path):
+    base = parse_spec(SPEC.replace("export: {path: tiny.json}", "export: {path: tiny.json, solutions: false}"),
+                      "tiny.yaml")
+    whole = make_pack(base.with_overrides(out=tmp_path / "whole.json"), jobs=1).path
+    shards = [make_pack(base.with_overrides(out=tmp_path / f"s{k}.jsonl"), jobs=1, shard=Shard(k, 2)).path
+              for k in range(2)]
+    record = json.loads(shards[0].read_text("utf-8").splitlines()[1])
+    assert list(record) == ["index", "attempts", "level", "solution"] and "solution" not in record["level"]
+    assert merge_shards(shards, tmp_path / "m.json").path.read_bytes() == whole.read_bytes()
+    assert "solution" not in whole.read_text("utf-8")
+
+    def bad(r: dict) -> None:
+        r["solution"][0] = [[0, 0], [0, 0]]
+
+    tampered = _tampered(shards[0], tmp_path / "t.jsonl", 2, bad)
+    with pytest.raises(LevelFormatError, match=r"t.jsonl line 2: level tiny-1: stored solution fails: move 0: "):
+        merge_shards([tampered, shards[1]], tmp_path / "refused.json")
+    gone = _tampered(shards[0], tmp_path / "gone.jsonl", 2, lambda r: r.pop("solution"))
+    with pytest.raises(LevelFormatError, match=r"gone.jsonl line 2: level tiny-1: no stored solution to replay"):
+        merge_shards([gone, shards[1]], tmp_path / "refused.json")
+    assert not (tmp_path / "refused.json").exists()
+
+
+def test_shard_0_of_1_is_a_shard_file(made, tmp_path):
+    tmp, whole, _ = made
+    one = make_pack(spec(tmp_path, "one.jsonl"), jobs=1, shard=Shard(0, 1)).path
+    header = json.loads(one.read_text("utf-8").splitlines()[0])
+    assert (header["format"], header["shard"], header["levels"]) == ("llkgen.shard/1", "0/1", 7)
+    assert merge_shards([one], tmp_path / "m.json").path.read_bytes() == whole.read_bytes()

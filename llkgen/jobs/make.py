@@ -17,7 +17,6 @@ and take their shape only as the pack is written.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from contextlib import closing
@@ -34,14 +33,14 @@ from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailur
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.formats.container import check_pack_dir_target
 from llkgen.formats.flat import flat_level_json
-from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
+from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, parse_json, write_json_atomic
 from llkgen.formats.packdir import PART_LEVELS, write_pack_dir
 from llkgen.formats.packfiles import write_pack_files
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.generation.generator import GeneratedLevel
 from llkgen.generation.spec import Spec
 from llkgen.jobs.shards import Shard, open_shards, shard_lines, spec_identity
-from llkgen.jobs.spool import Journal, MemorySpool, temporary_journal_path
+from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, temporary_journal_path
 
 SCHEMAS = ("level", "level-flat", "pack", "pack-files")
 
@@ -92,16 +91,19 @@ class MakeResult:
     path: Path
     levels: list[LevelSummary]
     resumed: int = 0
+    #: One message per journal record that failed its check (:func:`llkgen.jobs.spool.parse_record`)
+    #: and whose level was therefore made again.
+    dropped: tuple[str, ...] = ()
 
 
 #: The format of ``llkgen make --json``'s report.
 MAKE_REPORT_FORMAT = "llkgen.make-report/1"
 
 
-def make_report(result: MakeResult, spec: Spec, part: Shard, *, jobs: int, seconds: float, resume: bool,
+def make_report(result: MakeResult, spec: Spec, part: Shard | None, *, jobs: int, seconds: float, resume: bool,
                 scheduler: str | None) -> dict:
-    """``llkgen make --json``'s summary of a run: where the pack went, how it was made, and
-    each level's id, seed, attempts and metrics."""
+    """``llkgen make --json``'s summary of a run: where the pack went (a shard file when
+    ``part`` is given), how it was made, and each level's id, seed, attempts and metrics."""
     report: dict = {
         "format": MAKE_REPORT_FORMAT, "path": str(result.path), "name": spec.name,
         "seed": spec.seed, "strategy": spec.generator.strategy, "jobs": jobs,
@@ -109,7 +111,7 @@ def make_report(result: MakeResult, spec: Spec, part: Shard, *, jobs: int, secon
         "levels": [{"id": lv.id, "seed": lv.seed, "attempts": lv.attempts,
                     "metrics": lv.metrics} for lv in result.levels],
     }
-    if not part.whole:
+    if part is not None:
         report["shard"] = str(part)
     if resume:
         report["resumed"] = result.resumed
@@ -119,9 +121,14 @@ def make_report(result: MakeResult, spec: Spec, part: Shard, *, jobs: int, secon
 
 
 def level_record(spec: Spec, lv: GeneratedLevel) -> dict:
-    """``lv`` as a record (see :mod:`llkgen.jobs.spool`): its level object exactly as the pack holds it."""
+    """``lv`` as a record (see :mod:`llkgen.jobs.spool`): its level object exactly as the pack
+    holds it and, when that holds no solution (``export.solutions: false``), the certified
+    solution beside it, so that wherever the record is read back its level can be replayed."""
     level = build_pack(spec, [lv]).levels[0]
-    return {"index": lv.index, "attempts": lv.attempts, "level": level_to_json(level)}
+    record = {"index": lv.index, "attempts": lv.attempts, "level": level_to_json(level)}
+    if level.solution is None:
+        record[SOLUTION_KEY] = lv.solution
+    return record
 
 
 def make_record(spec: Spec, index: int) -> dict:
@@ -194,7 +201,9 @@ def make_pack(spec: Spec, jobs: int = 1,
               executor: Executor | None = None, shard: Shard | None = None,
               resume: bool = False) -> MakeResult:
     """Generate every level of ``spec`` (or of ``shard`` of it) and write the pack (or the shard
-    file) to ``spec.export.path``.
+    file) to ``spec.export.path``. Any ``shard`` given, ``Shard(0, 1)`` included, writes a shard
+    file (:mod:`llkgen.jobs.shards`), which ``llkgen merge`` turns into the pack; ``None``
+    writes the pack.
 
     The levels run on ``executor`` (default: a process pool of ``jobs``). ``on_level`` is called
     for each level in index order as it is made (and first for each level found in the
@@ -204,14 +213,23 @@ def make_pack(spec: Spec, jobs: int = 1,
     With ``resume``, each made level is first appended to :func:`journal_path` (fsynced), and
     levels already there are not made again. A journal of another spec, seed, count, shard or
     llkgen version is an error, not a silent restart: that journal names a different pack.
-    The journal is removed once the pack is written."""
-    shard = shard or Shard()
+    The journal is removed once the pack is written; a failed run (a full disk included, as
+    :class:`~llkgen.errors.OutputError`) keeps it with every complete line it had.
+
+    Every level written is certified: made and replayed in this run, or, when read back from
+    the journal, re-validated and replayed by the referee again (:func:`llkgen.jobs.spool.parse_record`).
+    A journal record that fails that check, in a journal whose header matches this run, is
+    dropped and its level made again, and ``MakeResult.dropped`` says so. Re-making is what a
+    user of ``--resume`` wants: the header proves the journal is this run's, so a damaged line
+    (a disk error, a hand edit) costs one level's work, not an error that asks to delete hours
+    of finished levels. A journal of another run is still an error, as above."""
     executor = executor or ProcessExecutor(jobs)
     identity = spec_identity(spec)
-    indices = shard.indices(spec.count)
+    part = shard or Shard()
+    indices = part.indices(spec.count)
     grid, layout = spec.export.grid, spec.export.layout
-    out = Path(spec.export.path) if not shard.whole else pack_path(spec.export.path, spec.count, layout)
-    header = {**identity, "shard": str(shard)}
+    out = Path(spec.export.path) if shard is not None else pack_path(spec.export.path, spec.count, layout)
+    header = {**identity, "shard": str(part)}
     spool: MemorySpool | Journal
     if resume:
         spool = Journal.open(journal_path(out), header, resume=True)
@@ -220,6 +238,7 @@ def make_pack(spec: Spec, jobs: int = 1,
     else:
         spool = MemorySpool()
     made: dict[int, LevelSummary] = {}
+    dropped = tuple(spool.dropped) if isinstance(spool, Journal) else ()
     try:
         wanted = set(indices)
         if isinstance(spool, Journal):
@@ -245,7 +264,7 @@ def make_pack(spec: Spec, jobs: int = 1,
             raise WorkerFailure(
                 f"{spec.source}: level {i + 1} of {spec.count} (index {i}): failed {TRIES} times on the "
                 f"cluster, last with {type(e.error).__name__}: {e.error}", i, e.error) from None
-        if shard.whole:
+        if shard is None:
             path = write_pack(out, identity, spool.records(indices), grid, layout)
         else:
             path = write_lines_atomic(out, shard_lines(identity, shard, spool.records(indices), len(indices),
@@ -254,7 +273,7 @@ def make_pack(spec: Spec, jobs: int = 1,
         spool.close(remove=not resume)
         raise
     spool.close(remove=True)
-    return MakeResult(path, [made[i] for i in indices], resumed)
+    return MakeResult(path, [made[i] for i in indices], resumed, dropped)
 
 
 @dataclass(frozen=True)
@@ -269,7 +288,12 @@ def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike) -> Merg
     written, byte for byte, at ``out`` (a directory past :data:`PACK_FILE_MAX` levels, or for
     the ``files`` layout), in the grid shape and layout the shards record. A missing,
     duplicated or foreign shard, or a damaged line, raises
-    :class:`~llkgen.errors.LevelFormatError` naming it; nothing is written then."""
+    :class:`~llkgen.errors.LevelFormatError` naming it; nothing is written then.
+
+    Shard files are input: every record is read through :func:`llkgen.jobs.spool.parse_record`,
+    which parses it strictly, re-validates its level object and has the referee replay its
+    stored solution to a cleared board before it is written. A level that fails is
+    ``SHARD line N: level ID: stored solution fails: ...``, and nothing is written."""
     shards = open_shards(paths)
     try:
         if shards.layout == Layout.FILES and shards.count > FILES_LAYOUT_MAX:
@@ -289,4 +313,6 @@ def load_schema(name: str) -> dict:
     if name not in SCHEMAS:
         raise ValueError(f"schema: expected one of {', '.join(SCHEMAS)}, found {name!r}")
     text = resources.files("llkgen").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    return json.loads(text)
+    schema = parse_json(text, f"llkgen/schemas/{name}.schema.json")  # shipped, but read as strictly as any JSON
+    assert isinstance(schema, dict), "a shipped schema is an object"
+    return schema
