@@ -52,8 +52,12 @@ def check_inputs(board: Any, rules: Any, budget: Any, default: Budget | None = N
         raise LlkgenError(f"budget: expected a llkgen Budget or a node count, found {_kind(budget)}")
     if budget.nodes is not None and (type(budget.nodes) is not int or budget.nodes < 1):
         raise LlkgenError(f"budget.nodes: expected an integer >= 1 or None, found {budget.nodes!r}")
-    if budget.seconds is not None and (not isinstance(budget.seconds, (int, float)) or budget.seconds <= 0):
-        raise LlkgenError(f"budget.seconds: expected a number > 0 or None, found {budget.seconds!r}")
+    # 0 seconds is a budget like any other, one that runs out at once: the verdict is unknown
+    # (as ``llkgen solve --budget 0`` says). ``not >= 0`` also refuses NaN; bools are no numbers.
+    seconds = budget.seconds
+    if seconds is not None and (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+                                or not seconds >= 0):
+        raise LlkgenError(f"budget.seconds: expected a number >= 0 or None, found {seconds!r}")
     return board, rules, budget
 
 
@@ -145,8 +149,9 @@ def generate(spec: Any, *, count: int | None = None, seed: int | None = None, jo
 
 def classify_moves(board: Any, rules: Any = None, budget: Any = None) -> list:
     """:func:`llkgen.analysis.advice.classify_moves` with its arguments checked as in
-    :func:`verify`; ``budget`` defaults to :data:`~llkgen.analysis.advice.ADVICE_BUDGET`. Every
-    pair removable now is labelled ``safe`` (with a replayed witness for the board after it),
+    :func:`verify`; ``budget`` defaults to :data:`~llkgen.analysis.advice.ADVICE_BUDGET`, its
+    ``nodes`` bound each verification and its ``seconds`` (0 allowed) the whole call. Every pair
+    removable now is labelled ``safe`` (with a replayed witness for the board after it),
     ``fatal`` (with a sound proof) or ``unknown``."""
     from llkgen.analysis import advice
 
@@ -157,7 +162,7 @@ def classify_moves(board: Any, rules: Any = None, budget: Any = None) -> list:
 def hint(board: Any, rules: Any = None, budget: Any = None) -> Any:
     """:func:`llkgen.analysis.advice.hint` with its arguments checked as in :func:`verify`: a move
     after which the board can still be cleared (with a replayed witness), ``dead`` with a proof,
-    ``undecided`` or ``cleared``."""
+    ``undecided`` (``budget.seconds``, 0 allowed, bounds the whole call) or ``cleared``."""
     from llkgen.analysis import advice
 
     board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)
@@ -167,7 +172,8 @@ def hint(board: Any, rules: Any = None, budget: Any = None) -> Any:
 def reshuffle(board: Any, rules: Any = None, seed: int = 0, budget: Any = None, attempts: int | None = None) -> Any:
     """:func:`llkgen.analysis.advice.reshuffle` with its arguments checked: the board's tiles
     rearranged into a certified board, or :class:`~llkgen.analysis.advice.ReshuffleError`
-    (exit code 3 when no arrangement can be cleared, 4 when none was found in ``attempts``)."""
+    (exit code 3 when no arrangement can be cleared, 4 when none was found in ``attempts``, or
+    before ``budget.seconds``, 0 allowed, ran out: a limit for the whole call)."""
     from llkgen.analysis import advice
 
     board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)

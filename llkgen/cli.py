@@ -21,6 +21,8 @@ import typer
 from llkgen.console import (
     STOP,
     Stopped,
+    deadline_after,
+    hint_lines,
     label_lines,
     level_file,
     level_heading,
@@ -29,10 +31,10 @@ from llkgen.console import (
     moves_to_replay,
     plural,
     progress,
-    proof_lines,
     raise_stopped,
     same_file,
     tolerant_streams,
+    verdict_lines,
     version_line,
 )
 from llkgen.errors import (
@@ -129,6 +131,8 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
 
 
 ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
+WHOLE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time); what it leaves undecided "
+                     "is unknown, exit 4. Makes the answer machine-dependent.")
 
 
 @app.command()
@@ -141,6 +145,8 @@ def moves(
              "fatal (proven: it cannot) or unknown (a budget ran out)."),
     nodes: Optional[int] = typer.Option(
         None, "--nodes", min=1, help=f"With --classify: {ADVICE_NODES_HELP} Default: {ADVICE_NODES}."),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", metavar="SECONDS", min=0.0, help=f"With --classify: {WHOLE_BUDGET_HELP}"),
 ) -> None:
     """List every pair removable right now, with the path that would be drawn.
 
@@ -148,15 +154,18 @@ def moves(
     (JSON: every move's "label", "reason", "witness" or "proof", and a "summary"). It then
     exits 0 if some move is safe (or no tile is left), 3 if the board is dead (every move
     fatal, or no move left), 4 if no move is proven safe and some are unknown (a budget ran
-    out), 1 for invalid input. Without --classify it exits 0.
+    out), 1 for invalid input. Without --classify it exits 0. --budget bounds the whole
+    labelling: the moves still unchecked when it runs out are unknown.
 
     Example: llkgen moves output/easy.json#easy-1 --classify
     """
-    if nodes is not None and not classify:
-        raise typer.BadParameter("only counts with --classify", param_hint="--nodes")
+    deadline = deadline_after(budget)
+    for name, value in (("--nodes", nodes), ("--budget", budget)):
+        if value is not None and not classify:
+            raise typer.BadParameter("only counts with --classify", param_hint=name)
     lv = load_level_ref(level)
     if classify:
-        _classify(lv, as_json, ADVICE_NODES if nodes is None else nodes)
+        _classify(lv, as_json, ADVICE_NODES if nodes is None else nodes, deadline)
         return
     found = removable_pairs(lv.board, lv.rules)
     if as_json:
@@ -167,10 +176,10 @@ def moves(
     typer.echo(f"{plural(len(found), 'removable pair')}")
 
 
-def _classify(lv, as_json: bool, nodes: int) -> None:
+def _classify(lv, as_json: bool, nodes: int, deadline: float | None) -> None:
     from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, classify_moves
 
-    labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes))
+    labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes), deadline=deadline)
     summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
     if as_json:
         _emit_json({"moves": [x.to_json() for x in labels], "summary": summary})
@@ -187,9 +196,7 @@ def hint(
     as_json: bool = typer.Option(
         False, "--json", help="Print {\"status\", \"move\", \"witness\", \"proof\", \"reason\"}."),
     nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
-    budget: Optional[float] = typer.Option(
-        None, "--budget", metavar="SECONDS", min=0.0,
-        help="Also a wall-clock limit (makes the answer machine-dependent)."),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
 ) -> None:
     """Suggest a move after which the level can still be cleared.
 
@@ -205,18 +212,10 @@ def hint(
     """
     from llkgen.analysis.advice import hint as find_hint
 
+    deadline = deadline_after(budget)
     lv = load_level_ref(level)
-    found = find_hint(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget))
-    if as_json:
-        _emit_json(found.to_json())
-    elif found.move is not None:
-        typer.echo(f"hint: {move_text(lv.board, found.move)}")
-        typer.echo(found.reason)
-    else:
-        # An undecided verdict's reason already starts with "undecided:".
-        typer.echo(found.reason if found.reason.startswith(found.status) else f"{found.status}: {found.reason}")
-        for line in proof_lines(found.proof):
-            typer.echo(line)
+    found = find_hint(lv.board, lv.rules, Budget(nodes=nodes), deadline=deadline)
+    typer.echo(json_dumps(found.to_json()) if as_json else "\n".join(hint_lines(lv.board, found)))
     raise typer.Exit(found.exit_code)
 
 
@@ -233,6 +232,7 @@ def reshuffle(
         False, "--json", help="Print {\"grid\", \"seed\", \"attempts\", \"solution\"} (or, if none, {\"status\", "
                               "\"reason\"})."),
     nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
 ) -> None:
     """Rearrange the tiles left on a level over the same cells into a board that can be cleared.
 
@@ -242,7 +242,7 @@ def reshuffle(
     text form, as show prints it.
 
     Exits 0 with a certified board, 3 if no arrangement of these tiles can ever be cleared
-    (proven), 4 if none was certified within the attempts and --nodes, 1 invalid input.
+    (proven), 4 if none was certified within the attempts, --nodes and --budget, 1 invalid input.
 
     Example: llkgen reshuffle output/easy.json#easy-1 --seed 1
     """
@@ -250,6 +250,7 @@ def reshuffle(
     from llkgen.analysis.advice import reshuffle as rearrange
     from llkgen.formats.level import Level, level_to_json, write_json_atomic
 
+    deadline = deadline_after(budget)
     source = level_file(level)
     if out is not None and source != level and same_file(out, source):
         raise OutputError(f"{out}: is the pack {level} comes from: expected another file (writing one "
@@ -258,13 +259,10 @@ def reshuffle(
     if out is not None:
         check_writable(out)
     try:
-        done = rearrange(lv.board, lv.rules, seed, Budget(nodes=nodes))
+        done = rearrange(lv.board, lv.rules, seed, Budget(nodes=nodes), deadline=deadline)
     except ReshuffleError as e:
         status = "impossible" if e.proven else "undecided"
-        if as_json:
-            _emit_json({"status": status, "reason": str(e)})
-        else:
-            typer.echo(f"{status}: {e}")
+        typer.echo(json_dumps({"status": status, "reason": str(e)}) if as_json else f"{status}: {e}")
         raise typer.Exit(e.exit_code) from None
     tiles = plural(done.board.tile_count, "tile")
     what = (f"reshuffled {tiles} with seed {seed}: certified solvable in {plural(len(done.witness), 'move')} "
@@ -329,18 +327,7 @@ def solve(
     verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine.value)
     # For the designer: which tiles block each locked type, within what is left of --budget.
     verdict = explain_verdict(verdict, lv.board, lv.rules, budget)
-    if as_json:
-        _emit_json(verdict.to_json())
-    else:
-        typer.echo(f"{verdict.status}: {verdict.reason}")
-        if verdict.proof and verdict.proof.get("locked"):
-            typer.echo("locked tiles: " + " ".join(f"({r},{c})" for r, c in verdict.proof["locked"]))
-            for t in verdict.proof.get("bottlenecks", []):
-                if t["blockers"]:
-                    cells = " ".join(f"({r},{c})" for r, c in t["blockers"])
-                    typer.echo(f"type {t['type']} is blocked by: {cells}")
-        for i, m in enumerate(verdict.moves, 1):
-            typer.echo(f"{i:3d}. {list(m.a)} {list(m.b)}")
+    typer.echo(json_dumps(verdict.to_json()) if as_json else "\n".join(verdict_lines(verdict)))
     raise typer.Exit(verdict.status.exit_code)
 
 
@@ -436,7 +423,8 @@ def make(
     resume: bool = typer.Option(
         False, "--resume",
         help="Journal each finished level in OUT.journal and, after an interruption, skip the levels "
-             "already there. The journal is removed once the pack is written."),
+             "already there (each replayed by the referee again; one that fails is made again). The journal "
+             "is removed once the pack is written."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     as_json: bool = typer.Option(
         False, "--json", help="Print a llkgen.make-report/1 JSON summary on stdout instead of lines."),
@@ -450,9 +438,14 @@ def make(
 
     Progress goes to stderr: a bar on a terminal, otherwise one line per level.
 
+    Levels read back from the --resume journal are re-validated and replayed by the referee;
+    one that fails is dropped with a warning and made again. --shard K/N always writes a shard
+    file, --shard 0/1 included.
+
     Exit 1 if the spec is invalid, or if a level cannot be generated within
     generator.max_attempts (the message says why), or if --resume finds a journal of another
-    run; 2 for a malformed --shard, or --scheduler without the dask extra.
+    run, or if an output (the journal included) cannot be written; 2 for a malformed --shard,
+    or --scheduler without the dask extra.
 
     Example: llkgen make --config easy
     """
@@ -461,28 +454,32 @@ def make(
     from llkgen.jobs.make import check_output, make_pack, make_report
     from llkgen.jobs.shards import Shard, default_shard_path
 
-    part = Shard.parse(shard) if shard is not None else Shard()
+    # --shard always means a shard file, 0/1 included: merge takes it like any other.
+    part = Shard.parse(shard) if shard is not None else None
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
-    if not part.whole and out is None:
+    if part is not None and out is None:
         spec = spec.with_overrides(out=default_shard_path(spec.export.path, part))
     # Fail now, not after generating every level.
-    if part.whole:
+    if part is None:
         check_output(spec.export.path, spec.count, spec.export.layout)
     else:
         check_writable(spec.export.path)
-    total = len(part.indices(spec.count))
+    total = len((part or Shard()).indices(spec.count))
     jobs = max(1, min(jobs or os.cpu_count() or 1, total))
     executor = make_executor(jobs, scheduler)
     started = time.perf_counter()
-    with progress(total, spec.name if part.whole else f"{spec.name} shard {part}", quiet) as advance:
+    with progress(total, spec.name if part is None else f"{spec.name} shard {part}", quiet) as advance:
         result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume)
     took = time.perf_counter() - started
+    if not quiet:
+        for note in result.dropped:
+            typer.echo(f"Warning: {printable(note)}: dropped from the journal, level made again", err=True)
     if as_json:
         _emit_json(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume, scheduler=scheduler))
     elif not quiet:
         for lv in result.levels:
             typer.echo(level_line(lv))
-        what = plural(len(result.levels), "certified level") + ("" if part.whole else f" (shard {part})")
+        what = plural(len(result.levels), "certified level") + ("" if part is None else f" (shard {part})")
         resumed = f", {result.resumed} of them from the journal" if result.resumed else ""
         typer.echo(f"wrote {what} to {result.path}{resumed} "
                    f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with "
@@ -498,9 +495,11 @@ def merge(
 ) -> None:
     """Join the shard files of one pack into the pack a single make would have written.
 
-    The result is byte-identical to a run without --shard. A missing, duplicated or foreign
-    shard (another spec, seed, count or llkgen version) is an error naming it, exit 1, and
-    nothing is written.
+    The result is byte-identical to a run without --shard. Every level is re-validated and
+    its stored solution replayed by the referee before it is written. A missing, duplicated or
+    foreign shard (another spec, seed, count or llkgen version), a damaged line, or a solution
+    that does not clear its board is an error naming the file and line, exit 1, and nothing is
+    written.
 
     Make the shards first, on any machines: llkgen make --config easy --shard 0/2, and --shard 1/2.
 
@@ -577,8 +576,6 @@ def verify_levels(
     finally:
         report.close()  # its spool of results, a temporary file
     raise typer.Exit(report.exit_code)
-
-
 
 
 def main() -> None:

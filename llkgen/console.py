@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,6 +68,34 @@ def proof_lines(proof: dict | None) -> list[str]:
         return []
     locked = proof.get("locked") or (proof.get("board") or {}).get("locked")
     return ["locked tiles: " + " ".join(f"({r},{c})" for r, c in locked)] if locked else []
+
+def deadline_after(seconds: float | None) -> float | None:
+    """The ``time.perf_counter()`` value a command given ``--budget SECONDS`` must be done by."""
+    return None if seconds is None else time.perf_counter() + seconds
+
+
+def hint_lines(board, found) -> list[str]:
+    """``llkgen hint`` as text: the move and why it is safe, or the status, its reason and the
+    tiles its proof names."""
+    if found.move is not None:
+        return [f"hint: {move_text(board, found.move)}", found.reason]
+    # An undecided verdict's reason already starts with "undecided:".
+    head = found.reason if found.reason.startswith(found.status) else f"{found.status}: {found.reason}"
+    return [head, *proof_lines(found.proof)]
+
+
+def verdict_lines(verdict) -> list[str]:
+    """``llkgen solve`` as text: the verdict and its reason, the locked tiles and what blocks
+    each locked type (when the proof names them), then the witness move by move."""
+    lines = [f"{verdict.status}: {verdict.reason}"]
+    if verdict.proof and verdict.proof.get("locked"):
+        lines.append("locked tiles: " + " ".join(f"({r},{c})" for r, c in verdict.proof["locked"]))
+        for t in verdict.proof.get("bottlenecks", []):
+            if t["blockers"]:
+                lines.append(f"type {t['type']} is blocked by: " + " ".join(f"({r},{c})" for r, c in t["blockers"]))
+    lines += [f"{i:3d}. {list(m.a)} {list(m.b)}" for i, m in enumerate(verdict.moves, 1)]
+    return lines
+
 
 def level_file(ref: str) -> str:
     """The file (or pack directory) a LEVEL argument reads, as :func:`load_level_ref` does."""

@@ -230,3 +230,94 @@ def test_solve_budget_covers_the_explanation(tmp_path: Path):
     proof = json.loads(out.stdout)["proof"]
     assert proof["locked"] and "time budget" in proof["bottlenecks_incomplete"]
     assert elapsed < 1 + MARGIN + 3.0, elapsed  # plus interpreter and import start-up
+
+
+# --------------------------------------------------------------------------- advice: the whole call
+
+#: The issue's bar for the advice commands: a whole call stops within its budget plus this.
+ADVICE_BAR = 0.5
+
+
+def _timed(call) -> tuple[object, float]:
+    start = time.perf_counter()
+    try:
+        out = call()
+    except Exception as e:  # a ReshuffleError is the answer of a reshuffle out of time
+        out = e
+    return out, time.perf_counter() - start
+
+
+def test_classify_moves_budget_bounds_the_whole_call():
+    """32x32, 4 types, hundreds of removable pairs: labelling them took 135 s, each
+    verification within its own budget. With ``seconds`` for the whole call, the moves it did
+    not reach are unknown, their proof naming the time budget."""
+    from llkgen.analysis.advice import UNDECIDED, classify_moves
+
+    board = _board(32, 32, 4, 0.0, 1)
+    labels, took = _timed(lambda: classify_moves(board, Rules(), Budget(nodes=20_000, seconds=1.0)))
+    assert took < 1.0 + ADVICE_BAR, took
+    assert isinstance(labels, list) and len(labels) > 900
+    assert all(x.label == UNDECIDED and x.proof == {"budget": "seconds"} for x in labels)
+
+
+def test_advice_budget_bounds_the_whole_call_under_gravity():
+    """64x64 under gravity: classify and reshuffle both still ran at 120 s. A reshuffle's
+    forward play alone takes 20 s here; it stops at the deadline too."""
+    from llkgen.analysis.advice import ReshuffleError, classify_moves, hint, reshuffle
+
+    board, rules = _board(64, 64, 4, 0.0, 1), Rules(gravity="down")
+    budget = Budget(nodes=20_000, seconds=1.0)
+    labels, took = _timed(lambda: classify_moves(board, rules, budget))
+    assert took < 1.0 + ADVICE_BAR, took
+    assert isinstance(labels, list) and {x.label for x in labels} == {"unknown"}
+    error, took = _timed(lambda: reshuffle(board, rules, 1, budget))
+    assert took < 1.0 + ADVICE_BAR, took
+    assert isinstance(error, ReshuffleError) and error.exit_code == 4 and "time budget" in str(error)
+    found, took = _timed(lambda: hint(board, rules, budget))
+    assert took < 1.0 + ADVICE_BAR, took
+    assert found.status == "undecided" and found.proof == {"budget": "seconds"}
+
+
+def test_advice_deadline_is_one_clock_for_the_whole_call():
+    """A ``deadline`` already past: nothing is searched, and nothing overruns it."""
+    from llkgen.analysis.advice import ReshuffleError, classify_moves, hint, reshuffle
+
+    board = _board(32, 32, 4, 0.0, 1)
+    past = time.perf_counter() - 1
+    labels = classify_moves(board, Rules(), deadline=past)
+    assert {x.label for x in labels} == {"unknown"}
+    assert hint(board, Rules(), deadline=past).status == "undecided"
+    error, _ = _timed(lambda: reshuffle(board, Rules(), 1, deadline=past))
+    assert isinstance(error, ReshuffleError) and error.exit_code == 4
+
+
+# --------------------------------------------------------------------------- 0 seconds
+
+def test_zero_seconds_is_a_budget_that_runs_out_at_once():
+    """``seconds=0`` is valid everywhere and decides nothing that needs a search: the lock
+    test used to prove this board dead before its first look at the clock, while the dive
+    answered unknown on the next; now every stage agrees."""
+    import llkgen
+    from llkgen.verifier import verify
+
+    dead, mixed = [[1, 2], [2, 1]], [[1, 1, 2], [1, 2, 1]]
+    rules = {"border": False, "gravity": "none"}
+    for grid in (dead, mixed):
+        for gravity in ("none", "down"):
+            v = verify(Board.from_grid(grid), Rules(border=False, gravity=gravity), Budget(seconds=0))
+            assert (v.status, v.proof) == ("unknown", {"budget": "seconds"}), v.reason
+        assert llkgen.verify(grid, rules, Budget(seconds=0)).status == "unknown"
+        assert llkgen.hint(grid, rules, Budget(seconds=0)).status == "undecided"
+        assert {x.label for x in llkgen.classify_moves(grid, rules, Budget(seconds=0))} <= {"unknown"}
+    assert verify(Board.from_grid([[0, 0]]), Rules(), Budget(seconds=0)).status == "solvable"  # nothing to do
+
+
+def test_negative_or_nan_seconds_are_still_refused():
+    import pytest
+
+    import llkgen
+    from llkgen.errors import LlkgenError
+
+    for bad in (-1, float("nan"), True):
+        with pytest.raises(LlkgenError, match="budget.seconds: expected a number >= 0"):
+            llkgen.hint([[1, 1]], None, Budget(seconds=bad))

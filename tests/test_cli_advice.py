@@ -7,8 +7,10 @@ The commands run in-process through ``llkgen.cli.main``, the console script's ow
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,13 @@ def _level(grid: list[list[int]], rules: dict | None = None, id: str = "t") -> d
             "rules": rules or {"border": True, "gravity": "none"}}
 
 
+def _full(rows: int, cols: int, types: int, seed: int) -> list[list[int]]:
+    """A full board: ``types`` types dealt round the cells, shuffled with ``seed``."""
+    tiles = [1 + (k // 2) % types for k in range(rows * cols)]
+    random.Random(seed).shuffle(tiles)
+    return [tiles[r * cols:(r + 1) * cols] for r in range(rows)]
+
+
 LEVELS = {
     # Taking the left pair of 1s walls in the 2s; taking the top pair does not.
     "mixed.json": _level([[1, 1, 2], [1, 2, 1]], NO_BORDER),
@@ -36,6 +45,10 @@ LEVELS = {
     # The only two tiles have a wall between them: no arrangement can ever be cleared.
     "walled.json": _level([[1, -1, 1]], NO_BORDER),
     "cleared.json": _level([[0, 0]]),
+    # Boards no budget of a few seconds decides: labelling every move of the first took 135 s,
+    # and the second, under gravity, still ran at 120 s (moves --classify and reshuffle alike).
+    "big.json": _level(_full(32, 32, 4, 1)),
+    "big-gravity.json": _level(_full(64, 64, 4, 1), {"border": True, "gravity": "down"}),
 }
 
 
@@ -163,6 +176,11 @@ def test_nodes_without_classify_is_a_usage_error(llkgen_cli):
     assert code == 2 and "--classify" in err
 
 
+def test_budget_without_classify_is_a_usage_error(llkgen_cli):
+    code, _, err = llkgen_cli("moves", "mixed.json", "--budget", "5")
+    assert code == 2 and "--classify" in err
+
+
 # -- reshuffle ----------------------------------------------------------------------------------
 def test_reshuffle_prints_the_new_board_and_what_was_done(llkgen_cli):
     code, out, _ = llkgen_cli("reshuffle", "dead.json", "--seed", "1")
@@ -222,6 +240,48 @@ def test_reshuffle_out_of_nodes_exits_4(llkgen_cli):
 def test_reshuffle_needs_a_seed(llkgen_cli):
     code, _, err = llkgen_cli("reshuffle", "dead.json")
     assert code == 2 and "--seed" in err
+
+
+# -- --budget -----------------------------------------------------------------------------------
+#: How far past its --budget a command may run: the issue's bar. A bound, not a benchmark:
+#: every board here runs for minutes without a budget.
+BUDGET_BAR = 0.5
+
+BUDGETED = [["moves", "--classify"], ["reshuffle", "--seed", "1"], ["hint"], ["solve"], ["verify", "--jobs", "1"]]
+
+
+@pytest.mark.parametrize("command", BUDGETED, ids=lambda c: c[0])
+@pytest.mark.parametrize("name", ["big.json", "big-gravity.json"])
+def test_budget_bounds_the_whole_command(llkgen_cli, command, name):
+    start = time.perf_counter()
+    code, out, err = llkgen_cli(command[0], name, *command[1:], "--budget", "1")
+    took = time.perf_counter() - start
+    assert code == 4, (out[-500:], err)
+    assert took < 1 + BUDGET_BAR, took
+    # moves --classify prints a label per move, the others the reason (naming the budget)
+    assert out.splitlines()[-1].endswith(" unknown") if command[0] == "moves" else "time budget" in out
+    assert "Traceback" not in err
+
+
+def test_classify_budget_leaves_unchecked_moves_unknown(llkgen_cli):
+    code, out, _ = llkgen_cli("moves", "big.json", "--classify", "--budget", "0.5", "--json")
+    got = json.loads(out)
+    assert code == 4 and got["summary"] == {"safe": 0, "fatal": 0, "unknown": 960}
+    assert {json.dumps(m["proof"]) for m in got["moves"]} == {'{"budget": "seconds"}'}
+
+
+# Budget 0 is a budget that runs out at once, the same for every command: undecided, exit 4,
+# even where the lock test would have proved the board dead in no time (dead.json), so the
+# answer never depends on how far a stage got before its first look at the clock. (dead.json
+# has no removable pair, which moves --classify lists without a search: dead, exit 3.)
+@pytest.mark.parametrize("command, name", [
+    *[(c, n) for c in BUDGETED for n in ("mixed.json", "doomed.json")],
+    *[(c, "dead.json") for c in BUDGETED if c[0] != "moves"],
+], ids=str)
+def test_budget_0_is_undecided_with_exit_4_for_every_command(llkgen_cli, command, name):
+    code, out, err = llkgen_cli(command[0], name, *command[1:], "--budget", "0")
+    assert code == 4, (out, err)
+    assert ("undecided" in out or "unknown" in out) and err == ""
 
 
 # -- bad input ----------------------------------------------------------------------------------

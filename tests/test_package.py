@@ -121,6 +121,19 @@ def test_the_compiled_search_core_decides_exactly_like_pure_python(dist, user):
     assert wheel.stdout == source.stdout
 
 
+def test_workers_die_with_their_parent_under_the_compiled_core(user, tmp_path):
+    """tests/test_workers.py's worker-death check against the installed wheel: SIGKILL to
+    ``llkgen verify --jobs 2`` while both workers are deep in the compiled search core, which
+    holds the GIL for seconds at a time (a watch thread in the worker did not run for 12-42 s),
+    and both workers are gone within about a second."""
+    from orphans import assert_workers_die_with_parent
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads /proc (Linux)")
+    _, env = user
+    assert_workers_die_with_parent(["llkgen"], tmp_path, env)
+
+
 def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
     with tarfile.open(dist["sdist"]) as tf:
         if hasattr(tarfile, "data_filter"):  # Python 3.11.4+

@@ -2,8 +2,9 @@
 and the signal handling in :mod:`llkgen.cli`).
 
 Each test starts a real ``llkgen make --jobs 2`` on a spec whose levels can never be accepted,
-so both workers are busy for minutes, then stops the parent the way a user or a CI runner
-would, and watches the worker processes in /proc.
+or ``llkgen verify --jobs 2`` on levels no search decides for minutes, so both workers are busy,
+then stops the parent the way a user or a CI runner would, and watches the worker processes in
+/proc (helpers in tests/orphans.py, which the wheel test shares).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from orphans import DEATH_SECONDS, assert_workers_die_with_parent, catches, children, gone, state, wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 
@@ -29,51 +31,6 @@ generator: {strategy: shuffle, max_attempts: 1000000}
 difficulty: {initial_moves: [500, null]}
 export: {path: endless.json}
 """
-
-
-def _state(pid: int) -> str | None:
-    """The process state letter (``"Z"`` for a zombie), or None when there is no such process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[0]
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry.name))
-    return out
-
-
-def _catches(pid: int, signum: int) -> bool:
-    """Whether process ``pid`` has a handler of its own for ``signum`` (``SigCgt``)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
-    return bool(int(caught, 16) >> (signum - 1) & 1)
-
-
-def _gone(pid: int) -> bool:
-    return _state(pid) in (None, "Z")
-
-
-def _wait_until(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 @pytest.fixture
@@ -90,10 +47,10 @@ def run(tmp_path):
         started.append(proc)
         # The CLI's own handlers are in place (before that, a signal on a loaded machine can
         # land while Python is still importing), and the workers are up.
-        assert _wait_until(lambda: _catches(proc.pid, signal.SIGTERM), 60)
-        assert _wait_until(lambda: len(_children(proc.pid)) >= (jobs if jobs > 1 else 0), 60)
+        assert wait_until(lambda: catches(proc.pid, signal.SIGTERM), 60)
+        assert wait_until(lambda: len(children(proc.pid)) >= (jobs if jobs > 1 else 0), 60)
         time.sleep(0.5)  # let the workers get into their first level
-        return proc, _children(proc.pid)
+        return proc, children(proc.pid)
 
     yield start
     for proc in started:
@@ -106,12 +63,20 @@ def run(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.json", "endless.yaml"]
 
 
-def test_workers_exit_when_the_parent_is_killed(run):
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    """SIGKILL to ``verify --jobs 2`` while both workers search boards that take minutes: they
+    die with the parent within about a second. (The wheel test runs the same check against the
+    compiled search core, whose long stretches without a GIL switch starved the old watch
+    thread for 12-42 s.)"""
+    assert_workers_die_with_parent([sys.executable, "-m", "llkgen"], tmp_path)
+
+
+def test_make_workers_exit_when_the_parent_is_killed(run):
     proc, workers = run(jobs=2)
     assert len(workers) == 2
     proc.kill()  # SIGKILL: the parent gets no chance to clean up
     proc.wait()
-    assert _wait_until(lambda: all(_gone(w) for w in workers), 10), [_state(w) for w in workers]
+    assert wait_until(lambda: all(gone(w) for w in workers), DEATH_SECONDS), [state(w) for w in workers]
 
 
 def test_sigterm_ends_the_workers_and_says_so(run):
@@ -120,7 +85,7 @@ def test_sigterm_ends_the_workers_and_says_so(run):
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 143
     assert err.splitlines()[-1] == "Terminated." and "Traceback" not in err
-    assert _wait_until(lambda: all(_gone(w) for w in workers), 10)
+    assert wait_until(lambda: all(gone(w) for w in workers), 10)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -130,4 +95,4 @@ def test_ctrl_c_says_interrupted_and_exits_130(run, jobs):
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert err.splitlines()[-1] == "Interrupted." and "Traceback" not in err
-    assert _wait_until(lambda: all(_gone(w) for w in workers), 10)
+    assert wait_until(lambda: all(gone(w) for w in workers), 10)

@@ -22,12 +22,19 @@ What makes labelling every move cheap (:class:`Labeller`):
   search at all. The rest are decided one by one by :func:`llkgen.verifier.verify` on the board
   after the move (whose lock test catches most fatal moves at once).
 
-``budget`` is the budget of *each* verification, so a whole classification costs at most
-``(moves + 1) x budget.nodes`` search nodes, and node budgets keep it deterministic.
+``budget.nodes`` is the node budget of *each* verification, so a whole classification costs
+at most ``(moves + 1) x budget.nodes`` search nodes, and node budgets keep it deterministic.
+``budget.seconds`` (or a ``deadline``) is a wall-clock limit for the *whole* call of
+:func:`classify_moves`, :func:`hint` or :func:`reshuffle`: the deadline is checked between
+verifications, each verification gets only the time left (so it stops at the deadline too), and
+whatever it leaves undecided is ``unknown`` (``undecided`` for a hint; for a reshuffle, a
+:class:`ReshuffleError` with exit code 4), its proof ``{"budget": "seconds"}``. No time at all
+(``seconds=0``) decides nothing that needs a search. A clock makes the answer machine-dependent.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,7 +47,7 @@ from llkgen.game.gravity import apply_gravity
 from llkgen.game.path import Move, removable_pairs
 from llkgen.game.referee import Table, play, replay
 from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, Verdict, WitnessRejected, verify
-from llkgen.verifier.verdict import ADVICE_NODES
+from llkgen.verifier.verdict import ADVICE_NODES, OutOfBudget
 
 __all__ = ["SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
            "classify_moves", "hint", "reshuffle", "ADVICE_BUDGET"]
@@ -131,6 +138,49 @@ class Reshuffled:
                 "solution": _order_json(self.witness)}
 
 
+# -- the clock --------------------------------------------------------------------------------
+def whole_call_deadline(budget: Budget, deadline: float | None = None) -> float | None:
+    """The ``time.perf_counter()`` value a whole call must stop at: the earlier of ``deadline``
+    and ``budget.seconds`` from now; ``None`` when neither is set."""
+    own = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    if own is None or deadline is None:
+        return own if deadline is None else deadline
+    return min(own, deadline)
+
+
+def _out_of_time(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _within(budget: Budget, deadline: float | None) -> Budget:
+    """The budget of one verification inside a call bounded by ``deadline``: ``budget``'s
+    nodes, and the time left (0 once it has passed, which the verifier answers with
+    ``unknown`` at once); without a deadline, ``budget`` itself."""
+    if deadline is None:
+        return budget
+    return Budget(nodes=budget.nodes, seconds=max(0.0, deadline - time.perf_counter()))
+
+
+#: The proof of a label or hint the time budget left undecided, as the verifier words it.
+OUT_OF_TIME = {"budget": "seconds"}
+
+
+class _Timed:
+    """A numpy random Generator that raises ``OutOfBudget("seconds")`` when drawn from at or
+    past ``deadline``; every draw is otherwise the wrapped generator's, so the numbers, and
+    what is built from them, are the same. :func:`~llkgen.game.construct.play_forward` draws
+    once per move it plays (and once per reshuffle), so its draws are where a forward play
+    stops on time: one on a 64x64 board under gravity takes 20 s."""
+
+    def __init__(self, rng, deadline: float):
+        self._rng, self._deadline = rng, deadline
+
+    def __getattr__(self, name: str):
+        if time.perf_counter() >= self._deadline:
+            raise OutOfBudget("seconds")
+        return getattr(self._rng, name)
+
+
 # -- labelling --------------------------------------------------------------------------------
 @dataclass
 class RawLabel:
@@ -152,10 +202,13 @@ class Labeller:
     proof that the board cannot be cleared (or ``None``); ``extra`` more witnesses, used like
     ``known``. ``verifications`` counts the :func:`verify` calls made, for the benchmark;
     ``found`` holds the witnesses for the board that labelling found (each a safe move, then
-    the witness after it)."""
+    the witness after it). ``budget`` bounds each verification; ``deadline`` (a
+    ``time.perf_counter()`` value), if given, the whole labelling: each verification gets the
+    time left, and a move still unlabelled when it passes is ``unknown``."""
 
-    def __init__(self, board: Board, rules: Rules, budget: Budget):
+    def __init__(self, board: Board, rules: Rules, budget: Budget, deadline: float | None = None):
         self.board, self.rules, self.budget = board, rules, budget
+        self.deadline = deadline
         self.verifications = 0
         self.found: list[Order] = []
 
@@ -172,6 +225,10 @@ class Labeller:
         for i, m in enumerate(moves):
             if out[i] is not None:
                 continue
+            if _out_of_time(self.deadline):
+                out[i] = RawLabel(UNDECIDED, None, dict(OUT_OF_TIME),
+                                  "undecided: the time budget ran out before this move was checked")
+                continue
             after = play(self.board, self.rules, m.a, m.b)
             repaired = self._repair(after, m, [known, *extra] if known is not None else list(extra))
             if repaired is not None:
@@ -181,7 +238,7 @@ class Labeller:
                 self._credit(found, index, out)
                 continue
             self.verifications += 1
-            v = verify(after, self.rules, self.budget)
+            v = verify(after, self.rules, _within(self.budget, self.deadline))
             if v.status == SOLVABLE:
                 out[i] = _safe(_pairs(v.moves), "the witness clears the board after this move")
                 found = [(m.a, m.b), *_pairs(v.moves)]
@@ -249,7 +306,15 @@ def greedy_order(board: Board, rules: Rules, pairs: Order, rematch: bool = True)
     another; if any order of these pairs clears the board, the sweeps do. When the sweeps are
     stuck and ``rematch`` is set, the stuck pairs are hopeless as they are, so it re-pairs
     the stuck tiles of one type -- the first other matching in which some new pair links now
-    -- and sweeps on; it gives up when no re-pairing helps."""
+    -- and sweeps on; it gives up when no re-pairing helps.
+
+    The order returned clears the board because ``pairs`` must cover it: every tile of
+    ``board`` in exactly one pair, each pair two tiles of one type. Pairs that do not (a tile
+    left out or used twice, a wall or an empty cell, two types) raise ``ValueError``, as does
+    gravity (a removal moves tiles, so the pairs' cells no longer name them)."""
+    if rules.gravity != Gravity.NONE:
+        raise ValueError(f"greedy_order: expected gravity none, found gravity {rules.gravity!r}")
+    _check_cover(board, pairs)
     table = Table(board, rules)
     order: Order = []
     pending = list(pairs)
@@ -270,6 +335,24 @@ def greedy_order(board: Board, rules: Rules, pairs: Order, rematch: bool = True)
             stuck = swapped
         pending = stuck
     return order
+
+
+def _check_cover(board: Board, pairs: Order) -> None:
+    """Raise ``ValueError`` unless ``pairs`` holds every tile of ``board`` exactly once, two
+    tiles of one type to a pair. Sweeping and re-pairing then only ever remove two tiles of
+    one type, so an order that removes every pair leaves no tile."""
+    seen: set[Cell] = set()
+    for a, b in pairs:
+        for c in (a, b):
+            if not board.in_bounds(c) or board[c] <= 0:
+                raise ValueError(f"greedy_order: pair {[list(a), list(b)]} holds {list(c)}, which is no tile")
+            if c in seen:
+                raise ValueError(f"greedy_order: tile {list(c)} is in more than one pair")
+            seen.add(c)
+        if board[a] != board[b]:
+            raise ValueError(f"greedy_order: pair {[list(a), list(b)]} joins types {board[a]} and {board[b]}")
+    if len(seen) != board.tile_count:
+        raise ValueError(f"greedy_order: the pairs hold {len(seen)} of the board's {board.tile_count} tiles")
 
 
 def _rematch(table: Table, stuck: Order) -> Order | None:
@@ -316,20 +399,30 @@ def _replayed(board: Board, rules: Rules, order: Order) -> list[Move]:
     return [Move(a, b, path) for (a, b), path in zip(order, result.paths)]
 
 
-def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET) -> list[MoveLabel]:
+def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *,
+                   deadline: float | None = None) -> list[MoveLabel]:
     """Label every pair removable on ``board`` right now, in :func:`removable_pairs` order:
     ``safe`` with a replayed witness for the board after it, ``fatal`` with a sound proof, or
-    ``unknown``. ``budget`` bounds each verification. Arguments are trusted: programs call
-    :func:`llkgen.api.classify_moves`, which checks them."""
+    ``unknown``. ``budget.nodes`` bounds each verification; ``budget.seconds`` and
+    ``deadline`` (a ``time.perf_counter()`` value) the whole call (see the module docstring).
+    Arguments are trusted: programs call :func:`llkgen.api.classify_moves`, which checks them."""
+    deadline = whole_call_deadline(budget, deadline)
+    each = Budget(nodes=budget.nodes)  # the time is the deadline's, handed out by _within
     moves = removable_pairs(board, rules)
     if not moves:
         return []
-    root = verify(board, rules, budget)
-    labeller = Labeller(board, rules, budget)
+    root = verify(board, rules, _within(each, deadline))
+    labeller = Labeller(board, rules, each, deadline)
     raw = labeller.label(moves, _pairs(root.moves) if root.status == SOLVABLE else None,
                          root if root.status == UNSOLVABLE else None)
     out = []
     for m, r in zip(moves, raw):
+        if r.order is not None and _out_of_time(deadline):
+            # Safe needs its witness replayed (a long one on a big board), and the time is
+            # gone: say so rather than overrun the budget.
+            out.append(MoveLabel(m, UNDECIDED, [], dict(OUT_OF_TIME),
+                                 "undecided: the time budget ran out before this move's witness was replayed"))
+            continue
         witness = _replayed(play(board, rules, m.a, m.b), rules, r.order) if r.order is not None else []
         out.append(MoveLabel(m, r.label, witness, r.proof, r.reason))
     return out
@@ -344,17 +437,20 @@ def _length(m: Move) -> int:
     return sum(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p, q in zip(m.path, m.path[1:]))
 
 
-def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET) -> Hint:
+def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline: float | None = None) -> Hint:
     """A move after which ``board`` can still be cleared, with the replayed witness for the
     board after it; or ``dead`` with the proof that nothing can clear it; or ``undecided``.
 
-    The move comes from one verification. Without gravity every pair of the witness that is
-    removable now is safe (see the module docstring), and the hint is the one a player spots
-    most easily: the fewest turns, then the shortest line. Under gravity it is the witness's
-    first move. Arguments are trusted: programs call :func:`llkgen.api.hint`, which checks them."""
+    The move comes from one verification, within ``budget`` and before ``deadline`` (a
+    ``time.perf_counter()`` value), whichever is earlier. Without gravity every pair of the
+    witness that is removable now is safe (see the module docstring), and the hint is the one a
+    player spots most easily: the fewest turns, then the shortest line. Under gravity it is the
+    witness's first move. Arguments are trusted: programs call :func:`llkgen.api.hint`, which
+    checks them."""
     if board.is_cleared():
         return Hint("cleared", None, [], None, "the board has no tiles")
-    v = verify(board, rules, budget)
+    deadline = whole_call_deadline(budget, deadline)
+    v = verify(board, rules, _within(Budget(nodes=budget.nodes), deadline))
     if v.status == UNSOLVABLE:
         return Hint("dead", None, [], v.proof, f"no move can clear the board: {v.reason}")
     if v.status != SOLVABLE:
@@ -372,11 +468,11 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET) -> Hint:
 
 # -- reshuffles -------------------------------------------------------------------------------
 def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE_BUDGET,
-              attempts: int = RESHUFFLE_ATTEMPTS) -> Reshuffled:
+              attempts: int = RESHUFFLE_ATTEMPTS, *, deadline: float | None = None) -> Reshuffled:
     """The tiles on ``board`` rearranged over the cells they occupy -- walls, empty cells and
     type counts kept -- into a board certified solvable, with its replayed witness. The same
-    ``(board, rules, seed, budget)`` always gives the same result. Under gravity the board is
-    settled first, so the result is settled too.
+    ``(board, rules, seed, budget)`` always gives the same result, as long as no clock is set.
+    Under gravity the board is settled first, so the result is settled too.
 
     Candidates are built by forward play (:func:`llkgen.game.construct.play_forward`), so they are
     clearable by construction, and then certified by :func:`verify` like any level. When the
@@ -387,21 +483,33 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
     pairs the types, any types, two tiles at a time. So if the verifier proves the one-type
     board unsolvable, no arrangement can be cleared: :class:`ReshuffleError` with exit code 3.
     If it clears it, its pairs get the board's types in a seeded random order. After
-    ``attempts`` candidates: :class:`ReshuffleError` with exit code 4. Arguments are trusted:
+    ``attempts`` candidates, or once ``budget.seconds`` or ``deadline`` (a
+    ``time.perf_counter()`` value) has passed, whichever comes first: :class:`ReshuffleError`
+    with exit code 4. ``budget.nodes`` bounds each verification. Arguments are trusted:
     programs call :func:`llkgen.api.reshuffle`, which checks them."""
+    deadline = whole_call_deadline(budget, deadline)
+    each = Budget(nodes=budget.nodes)
     start = apply_gravity(board, rules.gravity)
     if start.is_cleared():
         return Reshuffled(start, [], 0, seed)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
+    draw = rng if deadline is None else _Timed(rng, deadline)
     stuck = unknown = 0
     one_type: Verdict | None = None
     for attempt in range(1, attempts + 1):
-        built = play_forward(_dealt(start, rng), rules, rng)
+        try:
+            if _out_of_time(deadline):
+                raise OutOfBudget("seconds")
+            built = play_forward(_dealt(start, draw), rules, draw)
+        except OutOfBudget:
+            raise ReshuffleError(f"the time budget ran out after {attempt - 1} of {attempts} attempts ({stuck} got "
+                                 f"stuck while being built, {unknown} were left unknown by the verifier); try a "
+                                 "bigger budget", proven=False) from None
         if built is None:
             stuck += 1
             if one_type is not None:
                 continue
-            one_type = verify(_one_type(start), rules, budget)
+            one_type = verify(_one_type(start), rules, _within(each, deadline))
             if one_type.status == UNSOLVABLE:
                 raise ReshuffleError(
                     f"no arrangement of the {start.tile_count} tiles left can be cleared: even with every tile "
@@ -410,7 +518,7 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
                 continue
             built = _typed(start, rules.gravity, _pairs(one_type.moves), rng)
         candidate, order = built
-        v = verify(candidate, rules, budget, hint=order)
+        v = verify(candidate, rules, _within(each, deadline), hint=order)
         if v.status == SOLVABLE:
             return Reshuffled(candidate, v.moves, attempt, seed)
         if v.status == UNSOLVABLE:

@@ -4,8 +4,13 @@
 
 * When the body raises anything (a failed level, Ctrl-C, SIGTERM turned into an exception by the
   CLI), the workers are terminated at once instead of finishing their current task.
-* When the parent dies without a chance to clean up (SIGKILL, a crash), each worker notices
-  within :data:`PARENT_POLL_SECONDS` that it has been orphaned and exits.
+* When the parent dies without a chance to clean up (SIGKILL, a crash), each worker dies with
+  it. On Linux the kernel sees to it (``prctl(PR_SET_PDEATHSIG, SIGKILL)``): the worker is
+  killed as its parent exits, whatever it is running. A watch thread that polls
+  ``os.getppid()`` cannot promise that: a worker busy in the compiled search core holds the GIL
+  for many seconds at a time, and the thread did not run for 12-42 s after the parent was
+  killed. Elsewhere that thread is all there is: the worker exits within
+  :data:`PARENT_POLL_SECONDS` of noticing, once it gets the GIL.
 
 Workers ignore SIGINT: Ctrl-C in a terminal reaches the whole process group, and it is the
 parent's job to stop the run (and say so), not each worker's to print a traceback.
@@ -13,8 +18,11 @@ parent's job to stop the run (and say so), not each worker's to print a tracebac
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +37,12 @@ PARENT_POLL_SECONDS = 0.25
 def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool of ``jobs`` workers, terminated if the ``with`` body raises and shut down
     normally (waiting for submitted work) otherwise."""
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker)
+    context = multiprocessing.get_context()
+    # The worker's parent is this process, except under forkserver, whose server forks the
+    # workers (and exits when this process does, so the workers then follow it).
+    parent = None if context.get_start_method() == "forkserver" else os.getpid()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                               initargs=(parent,))
     try:
         yield pool
     except BaseException:
@@ -54,14 +67,48 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
         p.join(5)
 
 
-def _init_worker() -> None:
+#: ``prctl`` option: the signal a process gets when its parent exits (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
+
+
+def _init_worker(parent: int | None = None) -> None:
+    """Set up a worker: default signal handling, and death with ``parent`` (the pid that
+    started the pool; ``None``: whatever process forked this one)."""
     # A forked worker inherits the parent's handlers; give it the defaults a worker needs.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(os, "getppid"):
-        threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True,
-                         name="llkgen-parent-watch").start()
+    if not hasattr(os, "getppid"):
+        return
+    if parent is None:
+        parent = os.getppid()
+    if _die_with_parent():
+        # The parent may have died before prctl ran: then the signal will never come, and
+        # this process already has another parent (init or a subreaper). Checked after prctl,
+        # so one of the two always catches the death.
+        if os.getppid() != parent:
+            os._exit(1)
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True,
+                     name="llkgen-parent-watch").start()
+
+
+def _die_with_parent() -> bool:
+    """Ask the Linux kernel to SIGKILL this process when its parent exits; whether it agreed.
+
+    The kernel ties the signal to the parent *thread* that forked this process. Workers are
+    forked by the thread that submits to the pool (ProcessPoolExecutor spawns them in
+    ``submit``), which is inside :func:`worker_pool`'s ``with`` body for the pool's whole
+    life, so that thread outlives the workers."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no C library to load, or no prctl in it
+        return False
 
 
 def _exit_when_orphaned(parent: int) -> None:

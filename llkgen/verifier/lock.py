@@ -45,6 +45,7 @@ from __future__ import annotations
 import time
 from typing import Mapping, Sequence
 
+from llkgen.game.board import Gravity
 from llkgen.game.grid import Grid, column_masks, crossing, run
 from llkgen.verifier.verdict import OutOfBudget
 
@@ -229,7 +230,9 @@ def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequen
     ``grid`` is not changed. ``hint`` is an earlier deletion order (see the module docstring);
     it changes the cost only, never the result. ``order``, if given, receives this run's
     deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it raises
-    ``OutOfBudget("seconds")``."""
+    ``OutOfBudget("seconds")``. The relaxation is sound only without gravity, so a ``grid``
+    under gravity raises ``ValueError`` (checked here, once per call, not in the loops)."""
+    _need_no_gravity(grid)
     if hint:
         live = set(alive)
         if all(q in partners[p] for p, q, _ in hint if p in live):
@@ -343,9 +346,19 @@ def in_hint_order(tiles: Sequence[int], hint: Sequence[Step]) -> list[int]:
     return out
 
 
+def _need_no_gravity(grid: Grid) -> None:
+    """Raise ``ValueError`` unless ``grid`` is played without gravity: under gravity a tile
+    that cannot link now may slide to where it can, and the relaxation's argument (emptying
+    cells only opens paths, and tiles never move) fails, so "locked" would be no proof."""
+    if grid.gravity != Gravity.NONE:  # not an assert: python -O would strip it, and the proof would lie
+        raise ValueError(f"the lock test is only sound without gravity, found gravity {grid.gravity!r}")
+
+
 def root_partners(grid: Grid) -> tuple[list[int], dict[int, list[int]]]:
     """Every tile, and for each every other tile of its type: the partner lists of an
-    unconstrained board."""
+    unconstrained board, for the lock test; so, like it, only without gravity: a ``grid``
+    under gravity raises ``ValueError``."""
+    _need_no_gravity(grid)
     alive: list[int] = []
     partners: dict[int, list[int]] = {}
     for ps in grid.by_type().values():

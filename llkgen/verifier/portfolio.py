@@ -72,7 +72,10 @@ class WitnessRejected(AssertionError):
 
 
 def root_lock(board: Board, rules: Rules, deadline: float | None = None) -> list[tuple[int, int]]:
-    """Tiles the lock test proves can never be removed (no gravity only)."""
+    """Tiles the lock test proves can never be removed. Sound only without gravity (tiles that
+    slide can open and close paths), so any other ``rules.gravity`` raises ``ValueError``."""
+    if rules.gravity != Gravity.NONE:  # not an assert: python -O would strip it, and the proof would lie
+        raise ValueError(f"the lock test is only sound without gravity, found gravity {rules.gravity!r}")
     grid = Grid(board, rules)
     alive, partners = root_partners(grid)
     return sorted(grid.cell(p) for p in locked_tiles(grid, alive, partners, deadline=deadline))
@@ -131,6 +134,11 @@ class _Run:
         if board.is_cleared():
             self.stats["stage"] = "trivial"
             return self.solvable([], "the board has no tiles")
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            # No time at all (``seconds=0``, or a caller's deadline already past): nothing is
+            # searched, so the verdict cannot depend on how far a stage got before its first
+            # look at the clock.
+            return self.unknown("seconds", "start", 0)
         if engine == "baseline":
             return self.search(BaselineSearch(board, rules, self.budget, start=self.start), "baseline-search")
         if rules.gravity != Gravity.NONE:
@@ -272,7 +280,8 @@ class _Run:
         self.stats.update(stage=stage, nodes=nodes)
         budget = self.budget
         limit = f"node budget ({budget.nodes})" if which == "nodes" else f"time budget ({budget.seconds} s)"
-        return self.done(Verdict(UNKNOWN, [], f"undecided: the {limit} ran out during the {stage}",
+        when = "before the search started" if stage == "start" else f"during the {stage}"
+        return self.done(Verdict(UNKNOWN, [], f"undecided: the {limit} ran out {when}",
                                  {"budget": which}, self.stats))
 
     def unsolvable(self, reason: str, proof: dict) -> Verdict:
