@@ -19,19 +19,23 @@ from typing import Optional
 import typer
 
 from llkgen.console import (
+    MAKE_BUDGET_HELP,
     STOP,
+    VERIFY_BUDGET_HELP,
+    WRITE_BUDGET_HELP,
     Stopped,
     deadline_after,
     hint_lines,
     label_lines,
     level_file,
     level_heading,
-    level_line,
+    made_lines,
     move_text,
     moves_to_replay,
     plural,
     progress,
     raise_stopped,
+    run_deadline,
     same_file,
     tolerant_streams,
     verdict_lines,
@@ -426,6 +430,7 @@ def make(
              "already there (each replayed by the referee again; one that fails is made again). The journal "
              "is removed once the pack is written."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=MAKE_BUDGET_HELP),
     as_json: bool = typer.Option(
         False, "--json", help="Print a llkgen.make-report/1 JSON summary on stdout instead of lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json summary)."),
@@ -445,7 +450,7 @@ def make(
     Exit 1 if the spec is invalid, or if a level cannot be generated within
     generator.max_attempts (the message says why), or if --resume finds a journal of another
     run, or if an output (the journal included) cannot be written; 2 for a malformed --shard,
-    or --scheduler without the dask extra.
+    or --scheduler without the dask extra; 4 if --budget ran out (nothing written).
 
     Example: llkgen make --config easy
     """
@@ -454,6 +459,7 @@ def make(
     from llkgen.jobs.make import check_output, make_pack, make_report
     from llkgen.jobs.shards import Shard, default_shard_path
 
+    deadline = run_deadline(budget, scheduler)
     # --shard always means a shard file, 0/1 included: merge takes it like any other.
     part = Shard.parse(shard) if shard is not None else None
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
@@ -469,7 +475,8 @@ def make(
     executor = make_executor(jobs, scheduler)
     started = time.perf_counter()
     with progress(total, spec.name if part is None else f"{spec.name} shard {part}", quiet) as advance:
-        result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume)
+        result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume,
+                           deadline=deadline, budget=budget)
     took = time.perf_counter() - started
     if not quiet:
         for note in result.dropped:
@@ -477,13 +484,7 @@ def make(
     if as_json:
         _emit_json(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume, scheduler=scheduler))
     elif not quiet:
-        for lv in result.levels:
-            typer.echo(level_line(lv))
-        what = plural(len(result.levels), "certified level") + ("" if part is None else f" (shard {part})")
-        resumed = f", {result.resumed} of them from the journal" if result.resumed else ""
-        typer.echo(f"wrote {what} to {result.path}{resumed} "
-                   f"(pack seed {spec.seed}, {spec.generator.strategy}, {took:.1f} s with "
-                   f"{executor.description})")
+        typer.echo("\n".join(made_lines(result, spec, part, took, executor.description)))
 
 
 @app.command()
@@ -492,6 +493,7 @@ def merge(
     out: Path = typer.Option(
         ..., "--out", help="The pack to write (a directory, named without .json, past 10000 levels or for "
                            "export.layout files)."),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
 ) -> None:
     """Join the shard files of one pack into the pack a single make would have written.
 
@@ -499,7 +501,7 @@ def merge(
     its stored solution replayed by the referee before it is written. A missing, duplicated or
     foreign shard (another spec, seed, count or llkgen version), a damaged line, or a solution
     that does not clear its board is an error naming the file and line, exit 1, and nothing is
-    written.
+    written. So is a --budget that runs out, exit 4.
 
     Make the shards first, on any machines: llkgen make --config easy --shard 0/2, and --shard 1/2.
 
@@ -507,7 +509,7 @@ def merge(
     """
     from llkgen.jobs.make import merge_shards
 
-    result = merge_shards(list(shards), out)
+    result = merge_shards(list(shards), out, deadline=deadline_after(budget), budget=budget)
     typer.echo(f"wrote {plural(result.count, 'certified level')} from {plural(result.shards, 'shard')} "
                f"to {result.path}")
 
@@ -524,10 +526,7 @@ def verify_levels(
     nodes: Optional[int] = typer.Option(
         None, "--nodes", min=1,
         help="Search budget per level in nodes (default: the level's recorded budget, else " f"{DEFAULT_NODES})."),
-    budget: Optional[float] = typer.Option(
-        None, "--budget", metavar="SECONDS", min=0.0,
-        help="Also a wall-clock limit per searched level; a level it stops is unknown (the verdict then "
-             "depends on machine speed)."),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
     resolve: bool = typer.Option(
         False, "--resolve", help="Search every level, also those a stored solution certifies (slower)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
@@ -537,8 +536,11 @@ def verify_levels(
 
     A level that stores a solution is certified by replaying it with the referee, with no
     search; a stored solution that does not replay fails the check. A level without one is
-    searched within --nodes (and --budget). --resolve searches every level. Prints one line
-    per level and a summary; the reports name the method, replay or search.
+    searched within --nodes. --resolve searches every level. Prints one line per level and a
+    summary; the reports name the method, replay or search.
+
+    --budget bounds the whole command; once it runs out, levels not checked are unknown, and
+    files not (fully) read are listed as unknown instead of being read.
 
     Exit 0: every level certified; 3: some level unsolvable; 4: some level unknown (a budget
     ran out) and none unsolvable; 1: invalid input, or a stored solution that fails. 1 wins
@@ -551,6 +553,7 @@ def verify_levels(
     from llkgen.execution import make_executor
     from llkgen.jobs.check import format_level, format_problem, verify_paths, write_junit
 
+    deadline = run_deadline(budget, scheduler)
     def show(res) -> None:
         if not as_json:
             typer.echo(format_level(res))
@@ -560,7 +563,7 @@ def verify_levels(
     jobs = jobs or os.cpu_count() or 1
     executor = None if scheduler is None else make_executor(jobs, scheduler)
     report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=show,
-                          seconds=budget, resolve=resolve, keep_levels=False,
+                          seconds=budget, deadline=deadline, resolve=resolve, keep_levels=False,
                           spool=as_json or junit is not None, executor=executor)
     try:
         if junit is not None:

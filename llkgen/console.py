@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from llkgen.errors import LevelFormatError
+from llkgen.errors import LevelFormatError, UsageError
 from llkgen.formats.level import read_json
 from llkgen.text import printable
 
@@ -73,6 +73,15 @@ def deadline_after(seconds: float | None) -> float | None:
     """The ``time.perf_counter()`` value a command given ``--budget SECONDS`` must be done by."""
     return None if seconds is None else time.perf_counter() + seconds
 
+def run_deadline(seconds: float | None, scheduler: str | None) -> float | None:
+    """:func:`deadline_after` for ``make`` and ``verify``, which refuse ``--budget`` with
+    ``--scheduler`` (:class:`UsageError`): a task running on a Dask worker cannot be stopped,
+    so no deadline could be kept."""
+    if seconds is not None and scheduler is not None:
+        raise UsageError("--budget: cannot be kept with --scheduler (a task running on a cluster cannot be "
+                         "stopped): leave one of them out")
+    return deadline_after(seconds)
+
 
 def hint_lines(board, found) -> list[str]:
     """``llkgen hint`` as text: the move and why it is safe, or the status, its reason and the
@@ -128,6 +137,26 @@ def level_line(lv) -> str:
     return (f"level {lv.index + 1:>3}  {graded}initial_moves {m['initial_moves']:>3}  "
             f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
             f"({plural(lv.attempts, 'attempt')})")
+
+def made_lines(result, spec, part, took: float, description: str) -> list[str]:
+    """``llkgen make``'s report as text: a line per level, then what was written where, how."""
+    what = plural(len(result.levels), "certified level") + ("" if part is None else f" (shard {part})")
+    resumed = f", {result.resumed} of them from the journal" if result.resumed else ""
+    return [*(level_line(lv) for lv in result.levels),
+            f"wrote {what} to {result.path}{resumed} (pack seed {spec.seed}, {spec.generator.strategy}, "
+            f"{took:.1f} s with {description})"]
+
+
+#: ``--budget`` of ``make`` and ``merge``, which write nothing unless they finish.
+WRITE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command; when it runs out nothing is written "
+                     "(exit 4).")
+#: ``--budget`` of ``make``.
+MAKE_BUDGET_HELP = f"{WRITE_BUDGET_HELP} With --resume the journal keeps every level finished. Not with --scheduler."
+#: ``--budget`` of ``verify``.
+VERIFY_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level searched gets "
+                      "at most the time left, and what is not checked when it runs out is unknown, exit 4. Makes "
+                      "the verdicts machine-dependent. Not with --scheduler.")
+
 
 @contextmanager
 def progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], None]]:

@@ -40,5 +40,25 @@ class GenerationError(LlkgenError):
     """The generator could not produce a certified level within its attempt budget."""
 
 
+class UsageError(LlkgenError):
+    """Options that cannot go together, found after parsing: a usage error, exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+
 class OutputError(LlkgenError):
     """An output file or directory cannot be written: the message names it and says why."""
+
+
+class BudgetExhausted(LlkgenError):
+    """A wall-clock budget (``--budget SECONDS``) ran out before the work was done: the run
+    stopped at its deadline, wrote nothing, and the message says how far it got. Exit code 4,
+    as for any budget that runs out before a verdict."""
+
+    exit_code = EXIT_UNKNOWN
+
+
+def budget_text(seconds: float | None) -> str:
+    """How a message names the wall-clock budget a deadline came from: ``the --budget of 5 s``
+    (``the time budget`` when the number is not known)."""
+    return "the time budget" if seconds is None else f"the --budget of {seconds:g} s"

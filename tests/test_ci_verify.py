@@ -194,7 +194,7 @@ def test_seconds_budget_makes_a_slow_board_unknown(tmp_path):
     took = time.perf_counter() - started
     (res,) = report.levels
     assert (res.status, res.method, res.seconds, report.exit_code) == ("unknown", "search", 0.3, 4)
-    assert res.detail.startswith("unknown: undecided: the time budget (0.3 s) ran out"), res.detail
+    assert res.detail.startswith("unknown: undecided: the --budget of 0.3 s ran out during the "), res.detail
     assert took < 0.3 + 2.0 + 1.0  # the budget, the flake margin, and reading a 64x64 file
 
 
@@ -410,4 +410,54 @@ def test_cli_verify_replay_resolve_budget_and_pack_dirs(tmp_path):
     assert r.returncode == 4, r.stderr
     (lv,) = json.loads(r.stdout)["levels"]
     assert (lv["status"], lv["method"], lv["seconds"]) == ("unknown", "search", 0.3)
-    assert "time budget (0.3 s)" in lv["detail"]
+    assert "the --budget of 0.3 s ran out" in lv["detail"]
+
+
+def test_budget_bounds_the_whole_run_not_each_level(tmp_path):
+    """Four levels of tens of seconds each (at --nodes 5) and a good level file after them:
+    1 s for the whole run. The searches in the workers stop at the deadline, the ones waiting
+    for a worker are not checked, and the level read before the deadline is certified."""
+    import time
+
+    big = write(tmp_path / "slow.json", pack(*[SLOW_64 | {"id": f"big-{k}"} for k in range(4)]))
+    good = write(tmp_path / "good.json", GOOD)
+    started = time.perf_counter()
+    report = verify_paths([big, good], nodes=5, jobs=2, seconds=1.0)
+    took = time.perf_counter() - started
+    assert took < 1.0 + 0.5 + 1.0 + 1.0, took  # the bound, the flake guard, reading 4 64x64 levels
+    by = {lv.label.rsplit("#", 1)[-1]: lv for lv in report.levels}
+    assert [lv.status for lv in report.levels] == ["unknown"] * 4 + ["ok"], report.lines()
+    assert by[str(good)].method == "replay" and report.exit_code == 4 and report.problems == []
+    for lv in report.levels[:4]:
+        assert lv.seconds == 1.0
+        assert lv.detail == "not checked: the --budget of 1 s ran out" or \
+            lv.detail.startswith("unknown: undecided: the --budget of 1 s ran out during the "), lv.detail
+    assert any(lv.detail.startswith("not checked") for lv in report.levels[:4])  # two workers, four levels
+
+
+def test_budget_zero_checks_nothing_and_reports_every_file(tmp_path):
+    write(tmp_path / "a.json", GOOD)
+    write_pack_dir_of(tmp_path / "dir", GOOD, GOOD | {"id": "g2"})
+    report = verify_paths([tmp_path], seconds=0)
+    assert (report.checked, report.files, report.exit_code) == (0, 2, 4)
+    assert [(p.file.rsplit("/", 1)[-1], p.status, p.detail) for p in report.problems] == \
+        [(name, "unknown", "not checked: the --budget of 0 s ran out") for name in ("a.json", "dir")]
+    assert report.summary().endswith("; 2 files not (fully) checked: the time budget ran out (exit 4)")
+    assert report.counts()["skipped_files"] == 0
+    suites = ET.fromstring(report.to_junit())
+    assert suites.get("failures") == "2" and len(list(suites.iter("failure"))) == 2
+    # A file past the deadline is not read, so not found invalid either; read in time, it is.
+    write(tmp_path / "b.json", "{")
+    assert verify_paths([tmp_path / "b.json", tmp_path / "a.json"], seconds=0).exit_code == 4
+    assert verify_paths([tmp_path / "b.json"], seconds=60).exit_code == 1
+
+
+def test_cli_verify_budget_zero_and_with_scheduler(tmp_path):
+    write(tmp_path / "a.json", GOOD)
+    r = llkgen("verify", "a.json", "--budget", "0", "--json", cwd=tmp_path)
+    assert r.returncode == 4, r.stderr
+    report = json.loads(r.stdout)
+    assert (report["exit_code"], report["levels"], report["files"]) == \
+        (4, [], [{"file": "a.json", "status": "unknown", "detail": "not checked: the --budget of 0 s ran out"}])
+    r = llkgen("verify", "a.json", "--budget", "1", "--scheduler", "local", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, "") and r.stderr.startswith("Error: --budget: cannot be kept with")

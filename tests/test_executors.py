@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.errors import GenerationError
+from llkgen.errors import BudgetExhausted, GenerationError
 from llkgen.execution import make_executor
 from llkgen.execution.base import InlineExecutor, ProcessExecutor, WorkerFailure, window
 from llkgen.generation.spec import parse_spec
@@ -327,3 +327,44 @@ def test_dask_a_call_whose_worker_dies_twice_fails_the_run(cluster, tmp_path):
     assert str(e.value).startswith("2: the workers holding it died (it may only have been queued on a worker "
                                    "another call killed): KilledWorker: ")
 
+
+
+# -- deadlines ----------------------------------------------------------------------------------
+#: The documented bound: a run stops within its deadline plus this, and the flake guard for a
+#: loaded 2-core machine on top of it.
+BAR, SLACK = 0.5, 1.0
+
+
+def sleep_then(marks: Path, x: int) -> int:
+    """Leaves its worker's pid in ``marks`` and sleeps 30 s: a call stuck in a long computation."""
+    (marks / str(os.getpid())).touch()
+    time.sleep(30)
+    return x
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_deadline_stops_a_stuck_call_on_time_and_leaves_no_worker(tmp_path, jobs):
+    """One job included: with a deadline the call runs in a worker process all the same, the
+    only way to stop it on time."""
+    started = time.perf_counter()
+    with pytest.raises(BudgetExhausted):
+        list(ProcessExecutor(jobs).imap_ordered(partial(sleep_then, tmp_path), range(4), deadline=started + 1.0))
+    assert time.perf_counter() - started < 1.0 + BAR + SLACK
+    workers = [int(p.name) for p in tmp_path.iterdir()]
+    assert 1 <= len(workers) <= jobs and all(_gone(pid) for pid in workers)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS, ids=IDS)
+def test_a_deadline_in_time_changes_nothing_and_a_past_one_yields_nothing(executor):
+    later = time.perf_counter() + 120
+    assert list(executor.imap_ordered(square, range(20), deadline=later)) == [i * i for i in range(20)]
+    assert list(executor.imap_ordered(square, [], deadline=time.perf_counter() - 1)) == []  # nothing owed
+    with pytest.raises(BudgetExhausted):
+        next(executor.imap_ordered(where, range(3), deadline=time.perf_counter() - 1))
+    with pytest.raises(BudgetExhausted):  # inline calls are not started past it either
+        next(executor.imap_ordered(where, range(3), inline=lambda x: True, deadline=time.perf_counter() - 1))
+
+
+def test_dask_refuses_a_deadline(cluster):
+    with pytest.raises(ValueError, match="deadline: not supported on a Dask cluster"):
+        next(dask(cluster).imap_ordered(square, range(3), deadline=time.perf_counter() + 60))

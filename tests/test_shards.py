@@ -222,3 +222,26 @@ def test_shard_0_of_1_is_a_shard_file(made, tmp_path):
     header = json.loads(one.read_text("utf-8").splitlines()[0])
     assert (header["format"], header["shard"], header["levels"]) == ("llkgen.shard/1", "0/1", 7)
     assert merge_shards([one], tmp_path / "m.json").path.read_bytes() == whole.read_bytes()
+
+
+def test_merge_budget_stops_between_records_and_writes_nothing(made, tmp_path, monkeypatch, capsys):
+    """A deadline checked before each record: already past, or passing after the third."""
+    import time
+
+    import llkgen.jobs.make as make
+    from llkgen.errors import BudgetExhausted
+
+    _, whole, shards = made
+    out = tmp_path / "m.json"
+    code, stdout, err = run_cli_in_process(["merge", *map(str, shards), "--out", str(out), "--budget", "0"],
+                                           monkeypatch, capsys)
+    assert (code, stdout) == (4, "")
+    assert err == f"Error: {out}: the --budget of 0 s ran out after 0 of 7 levels; nothing was written\n"
+    clock = iter(range(100))
+    monkeypatch.setattr(make, "out_of_time", lambda deadline: deadline is not None and next(clock) > 3)
+    with pytest.raises(BudgetExhausted, match=r"the --budget of 2 s ran out after 3 of 7 levels"):
+        merge_shards(shards, out, deadline=time.perf_counter() + 2, budget=2)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    assert merge_shards(shards, out, deadline=time.perf_counter() + 600, budget=600).path.read_bytes() == \
+        whole.read_bytes()

@@ -17,6 +17,16 @@ calls finish in. Its guarantees, the same for every implementation:
 * **Inline calls.** Arguments for which ``inline(arg)`` is true are computed in the calling
   process, when they are pulled (for calls that cost less than sending the argument to a
   worker); their results are yielded in order with the others.
+* **A deadline.** With ``deadline`` (a :func:`time.perf_counter` value, as
+  :func:`llkgen.console.deadline_after` gives), no result is yielded once the clock has
+  passed it: the next one asked for raises :class:`~llkgen.errors.BudgetExhausted` instead,
+  and calls still running are stopped as on any failure. A process pool's parent waits for a
+  result no longer than the deadline, so it raises on time even while a worker is stuck in a
+  long call. A call computed in the calling process (:class:`InlineExecutor`, ``inline``
+  arguments) cannot be interrupted: the deadline is checked before each one starts. For a
+  bound that holds whatever the calls do, use :class:`ProcessExecutor`, which runs every
+  call that is not ``inline`` in a worker process when given a deadline, even with one job.
+  A stream that owes no more results ends normally, whenever that is.
 
 The implementations: :class:`InlineExecutor` (this process), :class:`ProcessExecutor` (a
 :func:`llkgen.execution.workers.worker_pool`: workers are terminated on error and never outlive the run)
@@ -32,13 +42,15 @@ level that cannot be generated, a bug) and is never retried: it would only fail 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Sized
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import ExitStack
 from typing import Protocol, TypeVar
 
-from llkgen.errors import LlkgenError
+from llkgen.errors import BudgetExhausted, LlkgenError
 from llkgen.execution.workers import worker_pool
 
 A = TypeVar("A")
@@ -77,33 +89,50 @@ class SchedulerError(LlkgenError):
     reached. Exit code 2 when the extra is missing (a usage error), 1 otherwise."""
 
 
+def out_of_time(deadline: float | None) -> bool:
+    """Whether ``deadline`` (a :func:`time.perf_counter` value, ``None`` for none) has passed."""
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _exhausted() -> BudgetExhausted:
+    return BudgetExhausted("the deadline passed with results still owed")
+
+
 class Executor(Protocol):
     """Runs ``fn`` over arguments and yields the results in order.
 
     :meth:`imap_ordered` is the interface; its contract (results in argument order, the lowest
     failure raised after every earlier result, at most :func:`window` calls in flight or
     waiting and ``iterable`` read no further ahead, workers stopped when the generator is
-    closed or raises, ``inline`` arguments computed in the calling process) is the module
-    docstring's, the same for every implementation."""
+    closed or raises, ``inline`` arguments computed in the calling process, nothing yielded
+    past ``deadline``) is the module docstring's, the same for every implementation."""
 
     #: What the run used, for reports: e.g. ``"2 jobs"`` or ``"dask tcp://host:8786"``.
     description: str
 
     def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
-                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]: ...
+                     inline: Callable[[A], bool] | None = None,
+                     deadline: float | None = None) -> Generator[R, None, None]: ...
 
 
 class InlineExecutor(Executor):
     """Every call in this process, one after the other, each argument pulled only when the
-    previous result has been taken: a lazy ``map``."""
+    previous result has been taken: a lazy ``map``. A ``deadline`` is checked before each call
+    and after it (a call in progress cannot be interrupted)."""
 
     description = "1 job"
 
     def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
-                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]:
+                     inline: Callable[[A], bool] | None = None,
+                     deadline: float | None = None) -> Generator[R, None, None]:
         # ``inline`` changes nothing here: every call already runs in this process.
         for arg in iterable:
-            yield fn(arg)
+            if out_of_time(deadline):
+                raise _exhausted()
+            result = fn(arg)
+            if out_of_time(deadline):
+                raise _exhausted()
+            yield result
 
 
 class ProcessExecutor(Executor):
@@ -111,8 +140,9 @@ class ProcessExecutor(Executor):
 
     The pool starts at the first argument that is not ``inline``, so a stream computed in the
     calling process never starts one. With one job, or a sized ``iterable`` of at most one
-    argument, every call runs in the calling process; a sized ``iterable`` never gets more
-    workers than arguments."""
+    argument, every call runs in the calling process, unless a ``deadline`` is given: then the
+    calls run in a worker process all the same, so that one stuck in a long computation is
+    stopped at the deadline. A sized ``iterable`` never gets more workers than arguments."""
 
     def __init__(self, jobs: int) -> None:
         if type(jobs) is not int or jobs < 1:
@@ -121,11 +151,13 @@ class ProcessExecutor(Executor):
         self.description = f"{jobs} job{'s' if jobs != 1 else ''}"
 
     def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
-                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]:
+                     inline: Callable[[A], bool] | None = None,
+                     deadline: float | None = None) -> Generator[R, None, None]:
         workers = min(self.jobs, len(iterable)) if isinstance(iterable, Sized) else self.jobs
-        if workers <= 1:
+        if workers <= 1 and deadline is None:
             yield from InlineExecutor().imap_ordered(fn, iterable)
             return
+        workers = max(1, workers)
         limit = window(workers)
         args = iter(iterable)
         # One future per pulled argument, in order; an inline call or a failure to pull is a
@@ -154,6 +186,8 @@ class ProcessExecutor(Executor):
                         f.set_exception(e)
                         failed.set()
                     else:
+                        if out_of_time(deadline):  # a result is owed: no call starts past the deadline
+                            raise _exhausted()  # inside the pool's ``with``: its workers are terminated
                         if inline is not None and inline(arg):
                             try:
                                 f.set_result(fn(arg))
@@ -169,5 +203,16 @@ class ProcessExecutor(Executor):
                 if not queue:
                     return
                 # Waits for the head; raises its exception once every earlier result was
-                # yielded, inside the pool's ``with``, which terminates the workers.
-                yield queue.popleft().result()
+                # yielded, inside the pool's ``with``, which terminates the workers. With a
+                # deadline the wait is bounded by it, so a stuck worker cannot hold the parent.
+                if deadline is None:
+                    yield queue.popleft().result()
+                    continue
+                try:
+                    result = queue[0].result(timeout=max(0.0, deadline - time.perf_counter()))
+                except FutureTimeout:
+                    raise _exhausted() from None
+                if out_of_time(deadline):
+                    raise _exhausted()
+                queue.popleft()
+                yield result

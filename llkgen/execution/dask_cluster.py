@@ -128,9 +128,16 @@ class DaskExecutor(Executor):
             yield client
 
     def imap_ordered(self, fn: Callable[[A], R], iterable: Iterable[A], *,
-                     inline: Callable[[A], bool] | None = None) -> Generator[R, None, None]:
+                     inline: Callable[[A], bool] | None = None,
+                     deadline: float | None = None) -> Generator[R, None, None]:
         """See :class:`~llkgen.execution.base.Executor`. One client (and local cluster) serves
-        the whole stream; closing the generator early cancels the calls still on the cluster."""
+        the whole stream; closing the generator early cancels the calls still on the cluster.
+
+        A ``deadline`` is refused with :class:`ValueError`: a task already running on a Dask
+        worker cannot be stopped (cancelling only forgets its result), and a remote worker's
+        clock is not this process's, so no bound on the run could be kept."""
+        if deadline is not None:
+            raise ValueError("deadline: not supported on a Dask cluster (a running task cannot be stopped)")
         distributed = _import_distributed()
         if isinstance(iterable, Sized) and not len(iterable):
             return  # no cluster started for nothing (a resumed run with every level made)

@@ -20,7 +20,9 @@ Statuses, and the exit code each one forces (the worst wins, in the order 1 > 3 
 
 ========== ==== ===============================================================
 ok         0    certified (by ``replay`` or ``search``)
-unknown    4    the search's budget (nodes or seconds) ran out and no stored solution helped
+unknown    4    the search's budget (nodes or seconds) ran out and no stored solution helped;
+                or, for a level or a file, the whole run's ``seconds`` ran out before it was
+                checked
 unsolvable 3    the search proved the level cannot be cleared
 failed     1    the stored solution does not replay, or contradicts the search
 invalid    1    a file could not be read or is not a valid level/pack file or pack directory
@@ -41,9 +43,24 @@ hold other JSON. A path named on the command line is always checked strictly.
 The search budget is ``nodes`` when given, otherwise the budget recorded in the level's
 certificate (so a pack made with ``verify.nodes: 500000`` is re-checked with the same effort),
 otherwise 200 000 nodes. Nodes are deterministic: a CI verdict that depends on them never
-depends on machine speed. ``seconds`` adds a wall-clock limit per level on top, for boards
-where even a few nodes are slow; a level stopped by it is ``unknown``, and may be decided on a
-faster machine.
+depends on machine speed.
+
+``seconds`` (``llkgen verify --budget``) is a wall-clock limit for the *whole* run, on top of
+the nodes, like ``--budget`` of every other command: the run ends within it (plus the time to
+stop the workers and write the reports), whatever the number of levels. Each level searched
+gets at most the time left, so none runs past the deadline: one stopped by it is ``unknown``
+("the --budget of S s ran out"), and may be decided on a faster machine. Once the deadline has
+passed nothing more is checked, read or replayed:
+
+* a level already read but not yet checked (in a worker, or waiting for one) is ``unknown``,
+  detail ``not checked: the --budget of S s ran out``; its ``solution`` is ``"unchecked"``;
+* the rest of the input is not read (reading a million levels alone takes half a minute): each
+  file, pack or pack directory not finished is listed once among the files, status
+  ``unknown``, detail ``not checked: ...`` (``not checked from LABEL on: ...`` for one cut
+  short), and counts as unknown for the exit code.
+
+So ``seconds=0`` checks nothing and exits 4. The verdicts of the levels that were checked stay
+what ``nodes`` makes them, unless the deadline stopped their search.
 """
 
 from __future__ import annotations
@@ -51,15 +68,26 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 import xml.etree.ElementTree as ET
+from collections import deque
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
-from llkgen.errors import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LevelFormatError, LlkgenError
-from llkgen.execution.base import Executor, ProcessExecutor
+from llkgen.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_UNSOLVABLE,
+    BudgetExhausted,
+    LevelFormatError,
+    LlkgenError,
+    budget_text,
+)
+from llkgen.execution.base import Executor, ProcessExecutor, out_of_time
 from llkgen.files import open_atomic
 from llkgen.formats.container import DIR_FORMATS, DirKind, PackFileError, dir_kind, is_pack_dir
 from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, parse_json_line, read_json
@@ -80,7 +108,8 @@ class CheckStatus(StrEnum):
 
     #: Certified, by ``replay`` or ``search``.
     OK = "ok"
-    #: The search's budget ran out and no stored solution helped.
+    #: The search's budget ran out and no stored solution helped; or the run's time budget ran
+    #: out before the level (or the file) was checked.
     UNKNOWN = "unknown"
     #: The search proved the level cannot be cleared.
     UNSOLVABLE = "unsolvable"
@@ -106,6 +135,10 @@ LEVEL_STATUSES = (CheckStatus.OK, CheckStatus.UNSOLVABLE, CheckStatus.UNKNOWN, C
 REPLAY, SEARCH = "replay", "search"
 #: Exit codes from most to least severe.
 SEVERITY = (EXIT_FAILED, EXIT_UNSOLVABLE, EXIT_UNKNOWN, EXIT_OK)
+#: How long after the run's deadline the workers are stopped: each search stops itself at the
+#: deadline and reports how far it got, this is its time to hand the verdict back. The run's
+#: documented bound (the budget plus 0.5 s) leaves room for it and for writing the reports.
+STOP_GRACE = 0.2
 
 
 @dataclass
@@ -116,8 +149,9 @@ class LevelResult:
     because it does not replay) and ``search`` when the verifier did; ``stage`` is the
     verifier stage that decided (empty when nothing was searched). ``verdict`` is the level's
     verdict (``solvable``, ``unsolvable`` or ``unknown``), ``nodes`` the search nodes spent,
-    ``budget`` and ``seconds`` the search limits. ``solution`` is ``"none"``, ``"replays"`` or
-    ``"fails"``."""
+    ``budget`` and ``seconds`` the search limits (``seconds``: the run's whole time budget).
+    ``solution`` is ``"none"``, ``"replays"`` or ``"fails"``, or ``"unchecked"`` for a level
+    the run's time budget left unchecked."""
 
     label: str
     file: str
@@ -139,7 +173,7 @@ class LevelResult:
 @dataclass
 class FileProblem:
     file: str
-    status: CheckStatus  # INVALID or SKIPPED
+    status: CheckStatus  # INVALID, SKIPPED, or UNKNOWN: not (fully) read before the time budget ran out
     detail: str
 
 
@@ -187,7 +221,12 @@ class VerifyReport:
 
     @property
     def skipped(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status != CheckStatus.INVALID]
+        return [p for p in self.problems if p.status == CheckStatus.SKIPPED]
+
+    @property
+    def unchecked(self) -> list[FileProblem]:
+        """The files the run's time budget left (partly) unread."""
+        return [p for p in self.problems if p.status == CheckStatus.UNKNOWN]
 
     def counts(self) -> dict[str, int]:
         out = {str(status): n for status, n in self.tally.items()}
@@ -211,6 +250,9 @@ class VerifyReport:
             text += f"; {c['invalid_files']} invalid file{'s' if c['invalid_files'] != 1 else ''}"
         if c["skipped_files"]:
             text += f"; {c['skipped_files']} skipped"
+        if self.unchecked:
+            n = len(self.unchecked)
+            text += f"; {n} file{'s' if n != 1 else ''} not (fully) checked: the time budget ran out"
         return text + f" (exit {self.exit_code})"
 
     def lines(self) -> list[str]:
@@ -271,7 +313,8 @@ class VerifyReport:
 
     def junit_chunks(self) -> Iterator[str]:
         """JUnit XML: one testsuite per file, one testcase per level; unsolvable, unknown and
-        failed levels are failures, invalid files are errors, skipped files are skipped. Each
+        failed levels are failures, invalid files are errors, skipped files are skipped, files
+        the time budget left unchecked are failures. Each
         level's testcase carries properties ``method`` (``replay`` or ``search``), ``verdict``
         and ``nodes``, and its detail as ``system-out``. Yielded a testcase at a time: the
         suites' counts are tallied as levels arrive, and a file's levels arrive together."""
@@ -288,6 +331,9 @@ class VerifyReport:
             if p.status == CheckStatus.INVALID:
                 ET.SubElement(case, "error", type="invalid", message=detail).text = detail
                 tally[file]["errors"] += 1
+            elif p.status == CheckStatus.UNKNOWN:
+                ET.SubElement(case, "failure", type="unknown", message=detail).text = detail
+                tally[file]["failures"] += 1
             else:
                 ET.SubElement(case, "skipped", message=detail)
                 tally[file]["skipped"] += 1
@@ -336,7 +382,8 @@ def format_level(lv: LevelResult) -> str:
 
 
 def format_problem(p: FileProblem) -> str:
-    return printable(f"{'INVALID' if p.status == CheckStatus.INVALID else 'skipped':<10} {p.file}: {p.detail}")
+    word = "skipped" if p.status == CheckStatus.SKIPPED else p.status.upper()
+    return printable(f"{word:<10} {p.file}: {p.detail}")
 
 
 # -- finding files -------------------------------------------------------------------------------
@@ -404,9 +451,23 @@ def _replay_stored(board: Board, rules: Rules, solution: object) -> tuple[bool, 
     return False, f"stored solution fails: {result.describe()}"
 
 
+def not_checked(label: str, file: str, solution: object, nodes: int, seconds: float | None,
+                resolve: bool = False) -> LevelResult:
+    """The result of a level the run's time budget (``seconds``) left unchecked: ``unknown``,
+    nothing replayed or searched."""
+    method = REPLAY if solution is not None and not resolve else SEARCH
+    return LevelResult(label, file, CheckStatus.UNKNOWN, UNKNOWN, method, "", 0, nodes, seconds,
+                       "none" if solution is None else "unchecked", f"not checked: {budget_text(seconds)} ran out")
+
+
 def check_level(label: str, file: str, board: Board, rules: Rules, solution: object,
-                nodes: int, seconds: float | None = None, resolve: bool = False) -> LevelResult:
+                nodes: int, seconds: float | None = None, resolve: bool = False, *,
+                deadline: float | None = None) -> LevelResult:
     """Certify one level. ``solution`` is the stored solution, or ``None`` for none.
+
+    ``deadline`` (a :func:`time.perf_counter` value) is the end of the run's time budget
+    ``seconds``: a level started past it is :func:`not_checked`, and its search gets the time
+    left, no more. Without ``deadline``, ``seconds`` limits this level's search alone.
 
     Without ``resolve``, a level with a stored solution is decided by replaying it alone:
     ``ok`` by ``replay`` when it clears the board, ``failed`` when it does not; nothing is
@@ -415,6 +476,11 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
     the search found, and one that clears certifies a level the search left undecided.
     Returns ``ok`` only when the referee has accepted a solution (stored, or the verifier's
     witness, which :func:`llkgen.verifier.verify` replays before returning it)."""
+    limit = seconds
+    if deadline is not None:
+        limit = deadline - time.perf_counter()
+        if limit <= 0:
+            return not_checked(label, file, solution, nodes, seconds, resolve)
     stored = solution is not None
     clears, note = _replay_stored(board, rules, solution) if stored else (False, "")
     if stored and not resolve:
@@ -424,7 +490,11 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
         return LevelResult(label, file, CheckStatus.FAILED, UNKNOWN, REPLAY, "", 0, nodes, seconds, "fails",
                            f"{note} (not searched: a level is certified by its stored solution; "
                            "--resolve also searches it)")
-    verdict = verify(board, rules, Budget(nodes=nodes, seconds=seconds))
+    verdict = verify(board, rules, Budget(nodes=nodes, seconds=limit))
+    reason = verdict.reason
+    if deadline is not None and verdict.proof == {"budget": "seconds"}:
+        # The verifier names the time it was given (what was left); the user gave --budget.
+        reason = f"undecided: {budget_text(seconds)} ran out during the {verdict.stats.get('stage', 'search')}"
     stage = str(verdict.stats.get("stage", ""))
     spent = int(verdict.stats.get("nodes", 0))
     sol_state = "none" if not stored else "replays" if clears else "fails"
@@ -444,9 +514,9 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
         status, detail = CheckStatus.UNSOLVABLE, f"unsolvable: {verdict.reason}"
     elif clears:
         status, method = CheckStatus.OK, REPLAY
-        detail = f"solvable: {note} (search undecided: {verdict.reason})"
+        detail = f"solvable: {note} (search undecided: {reason})"
     else:
-        status, detail = CheckStatus.UNKNOWN, f"unknown: {verdict.reason}; raise --nodes or --budget to decide it"
+        status, detail = CheckStatus.UNKNOWN, f"unknown: {reason}; raise --nodes or --budget to decide it"
     return LevelResult(label, file, status, verdict.status, method, stage, spent, nodes, seconds,
                        sol_state, detail)
 
@@ -464,12 +534,19 @@ class LevelTask:
     nodes: int
     seconds: float | None = None
     resolve: bool = False
+    #: The run's deadline, a :func:`time.perf_counter` value: the clock is the machine's, the
+    #: same in every local worker process.
+    deadline: float | None = None
 
 
 def check_task(task: LevelTask) -> LevelResult:
     """:func:`check_level` of ``task``: the call an executor runs."""
     return check_level(task.label, task.file, task.board, task.rules, task.solution, task.nodes,
-                       task.seconds, task.resolve)
+                       task.seconds, task.resolve, deadline=task.deadline)
+
+
+def not_checked_task(task: LevelTask) -> LevelResult:
+    return not_checked(task.label, task.file, task.solution, task.nodes, task.seconds, task.resolve)
 
 
 def is_replay_only(task: LevelTask) -> bool:
@@ -481,12 +558,17 @@ def is_replay_only(task: LevelTask) -> bool:
 
 # -- the whole run ------------------------------------------------------------------------------
 def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
-           report: VerifyReport) -> Iterator[LevelTask]:
+           report: VerifyReport, deadline: float | None = None) -> Iterator[LevelTask]:
     """One :class:`LevelTask` per level, file by file, level by level: a pack directory is
-    read as it is consumed. Bad files are recorded in ``report`` as they are met."""
+    read as it is consumed. Bad files are recorded in ``report`` as they are met, and so,
+    once ``deadline`` has passed, is every file not (fully) read, which is then left unread."""
     for path, strict in collect(paths):
         report.files += 1
         source = printable(str(path))  # undecodable bytes of a file name shown as \xNN
+        if out_of_time(deadline):
+            report.problems.append(FileProblem(source, CheckStatus.UNKNOWN,
+                                               f"not checked: {budget_text(seconds)} ran out"))
+            continue
         try:
             if path.is_dir():
                 levels: Iterable = iter_pack_dir(path)
@@ -505,8 +587,12 @@ def _tasks(paths: list, nodes: int | None, seconds: float | None, resolve: bool,
             for label, lv in levels:
                 if label.startswith(raw + "#"):  # a pack directory's label: its path shown printable
                     label = source + label[len(raw):]
+                if out_of_time(deadline):
+                    report.problems.append(FileProblem(
+                        source, CheckStatus.UNKNOWN, f"not checked from {label} on: {budget_text(seconds)} ran out"))
+                    break
                 yield LevelTask(label, source, lv.board, lv.rules, lv.extra.get("solution"),
-                                _budget_of(lv.extra, nodes), seconds, resolve)
+                                _budget_of(lv.extra, nodes), seconds, resolve, deadline)
         except PackFileError as e:
             report.problems.append(FileProblem(printable(e.where), CheckStatus.INVALID, printable(e.reason)))
         except LlkgenError as e:
@@ -519,11 +605,21 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
                  on_level: Callable[[LevelResult], None] | None = None, *,
                  seconds: float | None = None, resolve: bool = False,
                  keep_levels: bool = True, spool: bool = False,
-                 executor: Executor | None = None) -> VerifyReport:
+                 executor: Executor | None = None, deadline: float | None = None) -> VerifyReport:
     """Check every level found under ``paths`` (see the module docstring); never raises for
     bad files (they are reported as invalid). ``jobs > 1`` searches levels in a process pool;
-    the report is the same. ``seconds`` limits each search in wall-clock time; ``resolve``
-    searches levels that store a solution too. With ``keep_levels`` false the report holds
+    the report is the same. ``resolve`` searches levels that store a solution too.
+
+    ``seconds`` is a wall-clock limit for the whole run, from ``deadline`` (a
+    :func:`time.perf_counter` value; default: ``seconds`` from now): every level searched gets
+    at most the time left, workers still busy :data:`STOP_GRACE` after the deadline are
+    terminated, and what the deadline leaves unchecked is reported ``unknown`` (the module
+    docstring says how), so the run returns within ``seconds`` plus a fraction of a second
+    whatever the number of levels. With a deadline the searches always run in worker
+    processes (one with ``jobs=1``), the only way to stop one on time; an ``executor`` given
+    must accept a deadline (a Dask cluster does not).
+
+    With ``keep_levels`` false the report holds
     counts only (with ``spool``, a temporary file of results too, read back by the JSON and
     JUnit writers; :meth:`VerifyReport.close` removes it), and ``on_level`` is the way to see
     each result as it comes. ``executor`` (e.g. a Dask cluster, see :mod:`llkgen.execution.base`)
@@ -537,15 +633,38 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
     if seconds is not None and not (isinstance(seconds, (int, float)) and seconds >= 0):
         raise ValueError(f"seconds: expected a number >= 0, found {seconds!r}")
     paths = list(paths)
+    if seconds is not None and deadline is None:
+        deadline = time.perf_counter() + seconds
     report = VerifyReport(keep_levels=keep_levels, spool=spool)
     executor = executor or ProcessExecutor(max(1, jobs))
-    tasks = _tasks(paths, nodes, seconds, resolve, report)
-    # Closed explicitly: when on_level raises (Ctrl-C included), the workers stop now.
-    with closing(executor.imap_ordered(check_task, tasks, inline=is_replay_only)) as results:
-        for res in results:
-            report.add(res)
-            if on_level is not None:
-                on_level(res)
+
+    def add(res: LevelResult) -> None:
+        report.add(res)
+        if on_level is not None:
+            on_level(res)
+
+    owed: deque[LevelTask] = deque()  # read and handed to the executor, result not yet seen
+
+    def pulled(tasks: Iterator[LevelTask]) -> Iterator[LevelTask]:
+        for task in tasks:
+            owed.append(task)
+            yield task
+
+    tasks = _tasks(paths, nodes, seconds, resolve, report, deadline)
+    stop = None if deadline is None else deadline + STOP_GRACE
+    try:
+        # Closed explicitly: when on_level raises (Ctrl-C included), the workers stop now.
+        with closing(executor.imap_ordered(check_task, pulled(tasks), inline=is_replay_only, deadline=stop)) as results:
+            for res in results:
+                owed.popleft()
+                add(res)
+    except BudgetExhausted:
+        # The workers are stopped. What they held is reported in order; the reader, past the
+        # deadline, lists the files it has not finished instead of reading them.
+        for task in owed:
+            add(not_checked_task(task))
+        for task in tasks:
+            add(not_checked_task(task))
     if not report.checked and not report.problems:
         raise LevelFormatError(
             "no level files found in " + ", ".join(str(p) for p in paths) + " (expected *.json level or pack "

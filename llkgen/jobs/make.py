@@ -18,7 +18,7 @@ and take their shape only as the pack is written.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
@@ -28,8 +28,8 @@ from typing import Callable
 
 import llkgen.generation.generator as generate
 from llkgen._version import __version__
-from llkgen.errors import LevelFormatError
-from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailure
+from llkgen.errors import BudgetExhausted, LevelFormatError, budget_text
+from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailure, out_of_time
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.formats.container import check_pack_dir_target
 from llkgen.formats.flat import flat_level_json
@@ -196,10 +196,19 @@ def journal_path(out: str | os.PathLike) -> Path:
     return p.with_name(p.name + ".journal")
 
 
+def _until(deadline: float | None, records: Iterable[dict], stop: Callable[[int], BudgetExhausted]) -> Iterator[dict]:
+    """``records``, checking ``deadline`` before each: past it, ``stop(k)`` is raised, ``k``
+    the records handed over so far (inside an atomic writer, so that nothing is written)."""
+    for k, record in enumerate(records):
+        if out_of_time(deadline):
+            raise stop(k)
+        yield record
+
+
 def make_pack(spec: Spec, jobs: int = 1,
               on_level: Callable[[LevelSummary], None] | None = None, *,
               executor: Executor | None = None, shard: Shard | None = None,
-              resume: bool = False) -> MakeResult:
+              resume: bool = False, deadline: float | None = None, budget: float | None = None) -> MakeResult:
     """Generate every level of ``spec`` (or of ``shard`` of it) and write the pack (or the shard
     file) to ``spec.export.path``. Any ``shard`` given, ``Shard(0, 1)`` included, writes a shard
     file (:mod:`llkgen.jobs.shards`), which ``llkgen merge`` turns into the pack; ``None``
@@ -222,7 +231,15 @@ def make_pack(spec: Spec, jobs: int = 1,
     dropped and its level made again, and ``MakeResult.dropped`` says so. Re-making is what a
     user of ``--resume`` wants: the header proves the journal is this run's, so a damaged line
     (a disk error, a hand edit) costs one level's work, not an error that asks to delete hours
-    of finished levels. A journal of another run is still an error, as above."""
+    of finished levels. A journal of another run is still an error, as above.
+
+    ``deadline`` (a :func:`time.perf_counter` value; ``budget`` is the number of seconds it
+    stands for, named in the message) bounds the whole run: reading the journal back, making
+    the levels (workers still busy are terminated at it, see
+    :meth:`~llkgen.execution.base.Executor.imap_ordered`) and writing the output. When it
+    passes first, :class:`~llkgen.errors.BudgetExhausted` says how many levels were finished;
+    nothing is written (a previous pack or shard file is left as it was), and with ``resume``
+    the journal keeps every level finished, so a rerun continues from there."""
     executor = executor or ProcessExecutor(jobs)
     identity = spec_identity(spec)
     part = shard or Shard()
@@ -239,10 +256,19 @@ def make_pack(spec: Spec, jobs: int = 1,
         spool = MemorySpool()
     made: dict[int, LevelSummary] = {}
     dropped = tuple(spool.dropped) if isinstance(spool, Journal) else ()
+
+    def out_of_budget(writing: bool = False) -> BudgetExhausted:
+        where = " (while writing the output)" if writing else ""
+        held = f"{len(made)} level{'s' if len(made) != 1 else ''}"
+        keep = (f", and the journal {spool.path} holds {held} (rerun with --resume to continue)"
+                if isinstance(spool, Journal) and resume else " (rerun with --resume to keep going)")
+        return BudgetExhausted(f"{spec.source}: {budget_text(budget)} ran out after {len(made)} of {len(indices)} "
+                               f"levels{where}; nothing was written{keep}")
+
     try:
         wanted = set(indices)
         if isinstance(spool, Journal):
-            for record in spool.records():
+            for record in _until(deadline, spool.records(), lambda k: out_of_budget()):
                 if record["index"] in wanted:
                     made[record["index"]] = summary = LevelSummary.of(record)
                     if on_level is not None:
@@ -253,22 +279,26 @@ def make_pack(spec: Spec, jobs: int = 1,
             # Closed explicitly: when on_level or the spool raises (Ctrl-C included), the workers
             # stop now, not whenever the generator is collected.
             todo = [i for i in indices if i not in made]
-            with closing(executor.imap_ordered(partial(make_record, spec), todo)) as records:
+            with closing(executor.imap_ordered(partial(make_record, spec), todo, deadline=deadline)) as records:
                 for record in records:
                     spool.add(record)
                     made[record["index"]] = summary = LevelSummary.of(record)
                     if on_level is not None:
                         on_level(summary)
+        except BudgetExhausted:
+            raise out_of_budget() from None
         except WorkerFailure as e:
             i = e.arg if isinstance(e.arg, int) else -1
             raise WorkerFailure(
                 f"{spec.source}: level {i + 1} of {spec.count} (index {i}): failed {TRIES} times on the "
                 f"cluster, last with {type(e.error).__name__}: {e.error}", i, e.error) from None
+        if out_of_time(deadline):
+            raise out_of_budget(writing=True)
+        stored = _until(deadline, spool.records(indices), lambda k: out_of_budget(writing=True))
         if shard is None:
-            path = write_pack(out, identity, spool.records(indices), grid, layout)
+            path = write_pack(out, identity, stored, grid, layout)
         else:
-            path = write_lines_atomic(out, shard_lines(identity, shard, spool.records(indices), len(indices),
-                                                       grid, layout))
+            path = write_lines_atomic(out, shard_lines(identity, shard, stored, len(indices), grid, layout))
     except BaseException:
         spool.close(remove=not resume)
         raise
@@ -283,7 +313,8 @@ class MergeResult:
     shards: int
 
 
-def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike) -> MergeResult:
+def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike, *, deadline: float | None = None,
+                 budget: float | None = None) -> MergeResult:
     """Merge shard files (see :mod:`llkgen.jobs.shards`) into the pack a single ``make`` would have
     written, byte for byte, at ``out`` (a directory past :data:`PACK_FILE_MAX` levels, or for
     the ``files`` layout), in the grid shape and layout the shards record. A missing,
@@ -293,14 +324,27 @@ def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike) -> Merg
     Shard files are input: every record is read through :func:`llkgen.jobs.spool.parse_record`,
     which parses it strictly, re-validates its level object and has the referee replay its
     stored solution to a cleared board before it is written. A level that fails is
-    ``SHARD line N: level ID: stored solution fails: ...``, and nothing is written."""
+    ``SHARD line N: level ID: stored solution fails: ...``, and nothing is written.
+
+    ``deadline`` (a :func:`time.perf_counter` value; ``budget`` is the number of seconds it
+    stands for, named in the message) is checked before each record: once it has passed,
+    :class:`~llkgen.errors.BudgetExhausted` says how many levels were merged, and nothing is
+    written (the atomic writer removes its temporary file)."""
     shards = open_shards(paths)
     try:
         if shards.layout == Layout.FILES and shards.count > FILES_LAYOUT_MAX:
             raise LevelFormatError(f"{paths[0]}: line 1: layout: expected pack for {shards.count} levels, found "
                                    f"files (at most {FILES_LAYOUT_MAX} levels, one file each)")
         check_output(out, shards.count, shards.layout)
-        path = write_pack(out, shards.identity, shards.records(), shards.grid, shards.layout)
+
+        def out_of_budget(k: int) -> BudgetExhausted:
+            return BudgetExhausted(f"{out}: {budget_text(budget)} ran out after {k} of {shards.count} levels; "
+                                   "nothing was written")
+
+        if out_of_time(deadline):
+            raise out_of_budget(0)
+        records = _until(deadline, shards.records(), out_of_budget)
+        path = write_pack(out, shards.identity, records, shards.grid, shards.layout)
     finally:
         shards.close()
     return MergeResult(path, shards.count, len(paths))
