@@ -187,6 +187,14 @@ def _is_stale(path: str) -> bool:
     return True
 
 
+def _is_empty_dir(path: str) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False  # cannot tell: treated as holding a pack, so kept
+
+
 def sweep_stale(directory: str | os.PathLike) -> None:
     """Remove from ``directory`` the temporaries (files and directories named by
     :func:`temp_prefix`) whose writers are dead; once per process per directory. Never raises,
@@ -209,7 +217,11 @@ def sweep_stale(directory: str | os.PathLike) -> None:
     except OSError:
         return
     stale = [f for f in found if _is_stale(f[0])]
-    cut_off = {pid for _, old, pid, _ in stale if old} & {pid for _, old, pid, is_dir in stale if not old and is_dir}
+    # An empty ``old-`` directory is only the name reserved for the pack to move aside (a run
+    # killed before the rename, its pack still in place), or an empty directory that was
+    # replaced: nothing to keep, so the pair is swept like any other, not left for ever.
+    moved_aside = {pid for path, old, pid, _ in stale if old and not _is_empty_dir(path)}
+    cut_off = moved_aside & {pid for _, old, pid, is_dir in stale if not old and is_dir}
     for path, _, pid, is_dir in stale:
         if pid in cut_off:
             continue
