@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from orphans import DEATH_SECONDS, assert_workers_die_with_parent, catches, children, gone, state, wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
