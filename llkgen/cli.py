@@ -9,7 +9,6 @@ and ran the examples before it (``init``, then ``make``), in any directory.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from enum import Enum
@@ -19,11 +18,17 @@ from typing import Optional
 import typer
 
 from llkgen.console import (
+    ADVICE_NODES_HELP,
+    GRADE_BUDGET_HELP,
+    GRADE_SE_HELP,
+    GRADE_SOURCE_HELP,
+    LEVEL_HELP,
     MAKE_BUDGET_HELP,
-    STOP,
+    SCHEDULER_HELP,
     VERIFY_BUDGET_HELP,
+    VIEW_LEVELS,
+    WHOLE_BUDGET_HELP,
     WRITE_BUDGET_HELP,
-    Stopped,
     deadline_after,
     hint_lines,
     label_lines,
@@ -34,21 +39,13 @@ from llkgen.console import (
     moves_to_replay,
     plural,
     progress,
-    raise_stopped,
+    run_app,
     run_deadline,
     same_file,
-    tolerant_streams,
     verdict_lines,
     version_line,
 )
-from llkgen.errors import (
-    EXIT_CODES_HELP,
-    EXIT_FAILED,
-    EXIT_UNKNOWN,
-    EXIT_UNSOLVABLE,
-    LlkgenError,
-    OutputError,
-)
+from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNKNOWN, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats.load import load_level_ref
 from llkgen.game.path import removable_pairs
@@ -56,8 +53,6 @@ from llkgen.game.referee import replay as replay_moves
 from llkgen.generation.spec import MAX_COUNT, MAX_SEED, shipped_specs
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
-
-LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
 
 app = typer.Typer(
     name="llkgen",
@@ -132,11 +127,6 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
     lv = load_level_ref(level)
     typer.echo(level_heading(lv, level))
     typer.echo(lv.board.to_text())
-
-
-ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
-WHOLE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time); what it leaves undecided "
-                     "is unknown, exit 4. Makes the answer machine-dependent.")
 
 
 @app.command()
@@ -361,11 +351,6 @@ def render(
     typer.echo(f"{plural(written, 'SVG file')} written to {out}")
 
 
-#: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
-#: quick in a browser; one of 100,000 would be 80 MB, more for bigger boards.
-VIEW_LEVELS = 1000
-
-
 @app.command()
 def view(
     pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file or a pack directory."),
@@ -397,10 +382,6 @@ def view(
         typer.echo(printable(f"note: {pack} has {total} levels; the page holds levels {start + 1} to "
                              f"{start + n} (choose others with --start and --limit)"), err=True)
     typer.echo(f"viewer written to {path}")
-
-
-SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
-                  "scheduler address such as tcp://HOST:8786. Needs: pip install 'llkgen[dask]'.")
 
 
 @app.command()
@@ -581,20 +562,39 @@ def verify_levels(
     raise typer.Exit(report.exit_code)
 
 
+@app.command()
+def grade(
+    source: str = typer.Argument(..., metavar="LEVEL|PACK", help=GRADE_SOURCE_HELP),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds every measurement, with each level's id."),
+    as_json: bool = typer.Option(False, "--json", help="Print a llkgen.grade-report/1 JSON report instead of lines."),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=GRADE_BUDGET_HELP),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
+    se: Optional[float] = typer.Option(None, "--se", min=0.005, max=0.5, help=GRADE_SE_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json report)."),
+) -> None:
+    """Measure levels afresh, as make does, and print each metric with its standard error.
+
+    Per level: the difficulty score (the mean of 4 gradings), the random clear rate, the player
+    ladder's rates and tier, and the length in pairs, beside the pack's stored values and their
+    drift. Seeds come from --seed and each level's id, never from the pack: the same seed gives
+    the same numbers, at any --jobs. Exit 0 when every level was measured; 4 if --budget ran out
+    first (levels not reached are listed as not measured); 1 for invalid input.
+
+    Example: llkgen grade output/easy.json --seed 7
+    """
+    from llkgen.jobs.grade import grade_levels, level_line, summary_line
+
+    deadline, started = deadline_after(budget), time.perf_counter()
+    report = grade_levels(source, seed, target_se=se, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
+                          budget=budget, on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
+    if as_json:
+        _emit_json(report.to_json())
+    elif not quiet:
+        typer.echo(summary_line(report, time.perf_counter() - started))
+    raise typer.Exit(report.exit_code)
+
+
 def main() -> None:
     """The ``llkgen`` console script: runs the Typer app and turns library errors and signals
-    into the documented messages and exit codes."""
-    tolerant_streams()
-    for signum in STOP:
-        signal.signal(signum, raise_stopped)
-    try:
-        app()
-    except LlkgenError as e:
-        typer.echo(f"Error: {printable(str(e))}", err=True)
-        sys.exit(e.exit_code)
-    except (Stopped, KeyboardInterrupt) as e:
-        for signum in STOP:  # a second Ctrl-C must not interrupt the goodbye
-            signal.signal(signum, signal.SIG_IGN)
-        code, message = STOP[e.signum if isinstance(e, Stopped) else signal.SIGINT]
-        typer.echo(message, err=True)
-        sys.exit(code)
+    into the documented messages and exit codes (:func:`llkgen.console.run_app`)."""
+    run_app(app)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from llkgen.errors import LevelFormatError, UsageError
+from llkgen.errors import LevelFormatError, LlkgenError, UsageError
 from llkgen.formats.level import read_json
 from llkgen.text import printable
 
@@ -147,6 +147,27 @@ def made_lines(result, spec, part, took: float, description: str) -> list[str]:
             f"{took:.1f} s with {description})"]
 
 
+#: A LEVEL argument.
+LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
+#: ``--nodes`` of ``moves --classify``, ``hint`` and ``reshuffle``.
+ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
+#: ``--budget`` of the commands it limits as a whole: ``moves --classify``, ``hint``, ``reshuffle``.
+WHOLE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time); what it leaves undecided "
+                     "is unknown, exit 4. Makes the answer machine-dependent.")
+#: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
+#: quick in a browser; one of 100,000 would be 80 MB, more for bigger boards.
+VIEW_LEVELS = 1000
+#: ``--scheduler`` of ``make`` and ``verify``.
+SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
+                  "scheduler address such as tcp://HOST:8786. Needs: pip install 'llkgen[dask]'.")
+#: The arguments of ``grade``.
+GRADE_SOURCE_HELP = "A level file, PACK.json#ID, a pack file or a pack directory."
+GRADE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level reports what it "
+                     "measured by then, levels not reached are not measured, exit 4. Makes the numbers "
+                     "machine-dependent.")
+GRADE_SE_HELP = ("The standard error each clear rate is measured to (default 0.03): batches of 32 playthroughs "
+                 "until it is reached, at most 1024.")
+
 #: ``--budget`` of ``make`` and ``merge``, which write nothing unless they finish.
 WRITE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command; when it runs out nothing is written "
                      "(exit 4).")
@@ -207,3 +228,22 @@ if hasattr(signal, "SIGTERM"):
 
 def raise_stopped(signum: int, frame: object) -> None:
     raise Stopped(signum)
+
+def run_app(app: Callable[[], object]) -> None:
+    """Run the command line ``app`` as the ``llkgen`` console script does: a library error
+    becomes ``Error: ...`` on stderr and its exit code, never a traceback; Ctrl-C and SIGTERM
+    end it with the message and code of :data:`STOP`."""
+    tolerant_streams()
+    for signum in STOP:
+        signal.signal(signum, raise_stopped)
+    try:
+        app()
+    except LlkgenError as e:
+        print(f"Error: {printable(str(e))}", file=sys.stderr, flush=True)
+        sys.exit(e.exit_code)
+    except (Stopped, KeyboardInterrupt) as e:
+        for signum in STOP:  # a second Ctrl-C must not interrupt the goodbye
+            signal.signal(signum, signal.SIG_IGN)
+        code, message = STOP[e.signum if isinstance(e, Stopped) else signal.SIGINT]
+        print(message, file=sys.stderr, flush=True)
+        sys.exit(code)

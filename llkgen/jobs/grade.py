@@ -1,0 +1,233 @@
+"""``llkgen grade``: every level of a level file, a pack or a pack directory measured afresh
+(:func:`llkgen.analysis.audit.regrade`), in pack order, into one :class:`GradeReport`.
+
+Levels are read as they are measured (a pack directory is streamed) and measured on an
+executor, in order; the report is the same at any ``jobs``, since each level's numbers depend
+only on the level, the seed and the limits.
+
+With a ``deadline`` (a :func:`time.perf_counter` value): each level stops measuring at it and
+reports what it got (``partial``); no level starts after it; the executor ends the workers
+still busy :data:`STOP_GRACE` after it; every level whose result was not back by then, and
+every level not started, is ``not measured``. The levels of a pack directory are no longer read once the
+deadline has passed (the report says from which level on it stopped).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from itertools import chain
+
+from llkgen.analysis.audit import GRADINGS, TARGET_SE, LevelAudit, regrade
+from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, BudgetExhausted, budget_text
+from llkgen.execution.base import Executor, ProcessExecutor, out_of_time
+from llkgen.formats.level import Level
+from llkgen.formats.load import iter_levels, load_level_ref, load_levels
+from llkgen.text import printable
+
+#: The ``format`` of the ``--json`` report.
+REPORT_FORMAT = "llkgen.grade-report/1"
+
+#: How long after the deadline the workers are stopped: each level stops itself at the
+#: deadline (between batches and gradings); this is its time to hand back what it got.
+STOP_GRACE = 0.2
+
+#: How long after the deadline levels already in memory are still listed one by one.
+LIST_GRACE = 0.1
+
+
+@dataclass(frozen=True)
+class GradeTask:
+    """One level to measure: :func:`regrade`'s arguments as one picklable value."""
+
+    label: str
+    index: int
+    level: Level
+    seed: int
+    target_se: float
+    gradings: int
+    deadline: float | None = None
+
+
+def grade_task(task: GradeTask) -> LevelAudit:
+    """:func:`regrade` of ``task``: the call an executor runs."""
+    return regrade(task.level, task.seed, target_se=task.target_se, gradings=task.gradings,
+                   deadline=task.deadline, label=task.label, index=task.index)
+
+
+@dataclass(frozen=True)
+class NotMeasured:
+    """A level the deadline left unmeasured."""
+
+    label: str
+    id: str | None
+    index: int
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "id": self.id, "index": self.index, "status": "not measured"}
+
+
+@dataclass
+class GradeReport:
+    """What ``llkgen grade`` found: every level, measured (:class:`LevelAudit`) or not
+    (:class:`NotMeasured`), in pack order."""
+
+    seed: int
+    target_se: float
+    gradings: int
+    levels: list[LevelAudit | NotMeasured] = field(default_factory=list)
+    #: Set when the deadline stopped the reading of a pack directory: the first level not read.
+    unread_from: str | None = None
+    budget: float | None = None
+
+    @property
+    def measured(self) -> list[LevelAudit]:
+        return [a for a in self.levels if isinstance(a, LevelAudit)]
+
+    @property
+    def budget_ran_out(self) -> bool:
+        return (self.unread_from is not None
+                or any(isinstance(a, NotMeasured) or not a.complete for a in self.levels))
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_UNKNOWN if self.budget_ran_out else EXIT_OK
+
+    def summary(self) -> dict:
+        done = self.measured
+        moved = [a.label for a in done if a.moved]
+        return {
+            "levels": len(self.levels),
+            "measured": sum(a.complete for a in done),
+            "partial": sum(not a.complete for a in done),
+            "not_measured": len(self.levels) - len(done),
+            "unread_from": self.unread_from,
+            "moved": len(moved),
+            "moved_levels": moved,
+            "no_stored_difficulty": sum(a.moved is None for a in done),
+            "tiers": {t: sum(a.tier == t for a in done) for t in dict.fromkeys(a.tier for a in done)},
+        }
+
+    def to_json(self) -> dict:
+        return {"format": REPORT_FORMAT, "seed": self.seed, "target_se": self.target_se,
+                "gradings": self.gradings, "levels": [a.to_json() for a in self.levels],
+                "summary": self.summary()}
+
+
+def _sources(source: str) -> tuple[Iterator[tuple[int, str, Level]], bool]:
+    """``(index, label, level)`` for every level ``source`` names, and whether they are all in
+    memory already. ``source`` is a level file, a pack file, a pack directory or ``PACK#ID``
+    (``index`` is then the level's position when ``ID`` is one, else 0): a
+    :class:`~llkgen.errors.LlkgenError` if it is none of them."""
+    if os.path.isdir(source):
+        return ((i, label, lv) for i, (label, lv) in enumerate(iter_levels(source))), False
+    if "#" in source and not os.path.lexists(source):
+        lv = load_level_ref(source)
+        wanted = source.rpartition("#")[2]
+        return iter([(int(wanted) if lv.id is None and wanted.isdigit() else 0, source, lv)]), True
+    return iter([(i, label, lv) for i, (label, lv) in enumerate(load_levels(source))]), True
+
+
+def grade_levels(source: str, seed: int = 0, *, target_se: float | None = None, gradings: int = GRADINGS,
+                 jobs: int = 1, executor: Executor | None = None, deadline: float | None = None,
+                 budget: float | None = None,
+                 on_level: Callable[[LevelAudit | NotMeasured], None] | None = None) -> GradeReport:
+    """Measure every level of ``source`` afresh (see the module docstring); ``on_level`` sees
+    each result in order as it comes. ``budget`` is the number of seconds ``deadline`` came
+    from, for messages. Raises :class:`~llkgen.errors.LlkgenError` for a source that cannot be
+    read (for a part of a pack directory found bad midway: after the levels before it)."""
+    target_se = TARGET_SE if target_se is None else target_se
+    report = GradeReport(seed, target_se, gradings, budget=budget)
+    levels, in_memory = _sources(source)
+    if executor is None:
+        count = levels.__length_hint__() if in_memory else jobs  # type: ignore[attr-defined]
+        executor = ProcessExecutor(max(1, min(jobs, count)))
+
+    def add(res: LevelAudit | NotMeasured) -> None:
+        report.levels.append(res)
+        if on_level is not None:
+            on_level(res)
+
+    owed: deque[GradeTask] = deque()  # handed to the executor, result not yet seen
+    cut: list[tuple[int, str, Level]] = []  # the first level not started: the deadline had passed
+
+    def tasks() -> Iterator[GradeTask]:
+        for i, label, lv in levels:
+            if out_of_time(deadline):
+                cut.append((i, label, lv))
+                return
+            task = GradeTask(label, i, lv, seed, target_se, gradings, deadline)
+            owed.append(task)
+            yield task
+
+    stop = None if deadline is None else deadline + STOP_GRACE
+    try:
+        # Closed explicitly: when on_level raises (Ctrl-C included), the workers stop now.
+        with closing(executor.imap_ordered(grade_task, tasks(), deadline=stop)) as results:
+            for res in results:
+                owed.popleft()
+                add(res)
+        ran_out = bool(cut)
+    except BudgetExhausted:
+        ran_out = True
+        for task in owed:
+            add(NotMeasured(task.label, task.level.id, task.index))
+    for i, label, lv in chain(cut, levels) if ran_out else ():
+        # The rest, listed while that is cheap (a pack file is in memory), else named from where.
+        if not in_memory and time.perf_counter() > (deadline or 0.0) + LIST_GRACE:
+            report.unread_from = label
+            break
+        add(NotMeasured(label, lv.id, i))
+    return report
+
+
+def level_line(a: LevelAudit | NotMeasured) -> str:
+    """One level of the text report."""
+    if isinstance(a, NotMeasured):
+        return printable(f"{a.label}  not measured")
+    rate, d = a.random_clear_rate, a.difficulty
+    drift = a.drift
+    parts = [printable(a.label)]
+    if d is None:
+        parts.append("difficulty not graded")
+    else:
+        score = f"difficulty {d.value:5.1f} ± {_se(d.se, 1)}"
+        moved = drift.get("difficulty")
+        if moved is not None:
+            score += f" (stored {a.stored['difficulty']:g}, {moved.value:+.1f}{' MOVED' if moved.moved else ''})"
+        parts.append(score)
+    parts.append(f"tier {a.tier}")
+    random = f"random {rate.rate:.2f} ± {rate.se:.2f} ({rate.runs} runs"
+    if "random_clear_rate" in drift:
+        random += f", stored {a.stored['random_clear_rate']:.2f}"
+    parts.append(random + ")")
+    parts.append("ladder " + " ".join(f"{m} {e.rate:.2f}" for m, e in a.players.items() if m != "random"))
+    parts.append(f"pairs {a.pairs}")
+    if d is not None and d.samples < a.gradings:
+        parts.append(f"{d.samples} of {a.gradings} gradings")
+    if not a.complete:
+        parts.append("(partial)")
+    return "  ".join(parts)
+
+
+def _se(se: float | None, digits: int) -> str:
+    return "?" if se is None else f"{se:.{digits}f}"
+
+
+def summary_line(report: GradeReport, seconds: float) -> str:
+    """The last line of the text report."""
+    s = report.summary()
+    text = (f"graded {s['measured']} of {s['levels']} levels with seed {report.seed} in {seconds:.1f} s: "
+            f"{s['moved']} moved by more than 2 SE from the stored difficulty")
+    if s["no_stored_difficulty"]:
+        text += f" ({s['no_stored_difficulty']} without a stored score or its error)"
+    if s["partial"] or s["not_measured"] or s["unread_from"]:
+        text += (f"; {budget_text(report.budget)} ran out: {s['partial']} partial, "
+                 f"{s['not_measured']} not measured")
+        if s["unread_from"]:
+            text += f", none read from {s['unread_from']} on"
+    return text

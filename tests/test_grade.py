@@ -1,0 +1,132 @@
+"""``llkgen grade``: levels measured afresh, with their errors, beside what the pack stores."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import llkgen
+from llkgen.analysis.audit import GRADINGS, audit_seed, regrade
+from llkgen.analysis.metrics import random_clear_rate
+
+from cli_runner import run_cli_in_process
+from specs import tiny_spec
+
+
+@pytest.fixture(scope="module")
+def pack_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("grade") / "tiny.json"
+    pack = llkgen.generate(tiny_spec(count=2))
+    llkgen.write_json_atomic(path, llkgen.pack_to_json(pack))
+    return path
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    return lambda *argv: run_cli_in_process([str(a) for a in argv], monkeypatch, capsys)
+
+
+def _report(cli, *argv):
+    code, out, err = cli("grade", *argv, "--json", "--jobs", "1")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_report_shape_errors_and_stored_values(cli, pack_path):
+    rep = _report(cli, pack_path)
+    assert rep["format"] == "llkgen.grade-report/1" and rep["seed"] == 0
+    stored = json.loads(pack_path.read_text())["levels"]
+    assert [lv["id"] for lv in rep["levels"]] == [lv["id"] for lv in stored]
+    for lv, old in zip(rep["levels"], stored):
+        assert lv["status"] == "measured"
+        assert lv["pairs"] == sum(x > 0 for row in old["grid"] for x in row) // 2
+        rate = lv["random_clear_rate"]
+        assert rate["runs"] >= 32 and 0 < rate["se"] <= 0.03 or rate["runs"] == 1024
+        assert lv["players"]["random"] == rate
+        assert set(lv["players"]) == {"random", "nearest", "lookahead", "careful", "deep"}
+        assert all(e["se"] > 0 and e["runs"] >= 32 for e in lv["players"].values())
+        assert isinstance(lv["tier"], str)
+        d = lv["difficulty"]
+        assert d["samples"] == GRADINGS and d["se"] > 0 and 0 <= d["value"] <= 100
+        # stored beside fresh, and the drift between them
+        assert lv["stored"]["difficulty"] == old["metrics"]["difficulty"]
+        assert lv["stored"]["random_clear_rate"] == old["metrics"]["random_clear_rate"]
+        drift = lv["drift"]["difficulty"]
+        assert drift["value"] == pytest.approx(d["value"] - old["metrics"]["difficulty"], abs=1e-3)
+        assert drift["se"] > d["se"] and drift["moved"] == (abs(drift["value"]) > 2 * drift["se"])
+    assert rep["summary"]["measured"] == 2 and rep["summary"]["not_measured"] == 0
+
+
+def test_same_seed_same_report_and_another_seed_other_runs(cli, pack_path):
+    first = _report(cli, pack_path, "--seed", "5")
+    assert _report(cli, pack_path, "--seed", "5") == first
+    code, out, _ = cli("grade", pack_path, "--seed", "5", "--json", "--jobs", "2")
+    assert code == 0 and json.loads(out)["levels"] == first["levels"]  # the same at any --jobs
+    other = _report(cli, pack_path, "--seed", "6")
+    assert [lv["seed"] for lv in other["levels"]] != [lv["seed"] for lv in first["levels"]]
+    assert other["levels"] != first["levels"]
+
+
+def test_a_level_alone_is_measured_as_in_its_pack(cli, pack_path, tmp_path):
+    whole = _report(cli, pack_path, "--seed", "3")["levels"][1]
+    ref = _report(cli, f"{pack_path}#{whole['id']}", "--seed", "3")["levels"]
+    assert [_measured(lv) for lv in ref] == [_measured(whole)]
+    level = json.loads(pack_path.read_text())["levels"][1]
+    (tmp_path / "one.json").write_text(json.dumps(level))
+    alone = _report(cli, tmp_path / "one.json", "--seed", "3")["levels"]
+    assert [_measured(lv) for lv in alone] == [_measured(whole)]
+
+
+def _measured(lv: dict) -> dict:
+    """A level of the report without where it was found."""
+    return {k: v for k, v in lv.items() if k not in ("label", "index")}
+
+
+def test_text_lines_and_summary(cli, pack_path):
+    code, out, _ = cli("grade", pack_path, "--jobs", "1")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3
+    assert "difficulty" in lines[0] and "±" in lines[0] and "(stored " in lines[0] and "tier " in lines[0]
+    assert lines[-1].startswith("graded 2 of 2 levels with seed 0") and "moved by more than 2 SE" in lines[-1]
+    assert cli("grade", pack_path, "-q", "--jobs", "1")[1] == ""
+
+
+def test_budget_zero_measures_nothing_exit_4(cli, pack_path):
+    code, out, _ = cli("grade", pack_path, "--budget", "0", "--json")
+    rep = json.loads(out)
+    assert code == 4
+    assert [lv["status"] for lv in rep["levels"]] == ["not measured"] * 2
+    assert rep["summary"]["not_measured"] == 2
+    code, out, _ = cli("grade", pack_path, "--budget", "0")
+    assert code == 4 and "not measured" in out and "ran out" in out.splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv", [["missing.json"], ["{pack}#nope"], ["{bad}"]])
+def test_bad_input_is_one_error_exit_1(cli, pack_path, tmp_path, argv):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "llkgen.level/1", "rows": 1}')
+    code, out, err = cli("grade", *[a.format(pack=pack_path, bad=bad) for a in argv])
+    assert code == 1 and err.startswith("Error: ") and "Traceback" not in err
+
+
+def test_fresh_random_rate_agrees_with_a_big_independent_measurement(pack_path):
+    # A level a random player fails often enough that a rate is worth checking.
+    levels = llkgen.load_pack(pack_path).levels
+    best = None
+    for i, lv in enumerate(levels):
+        audit = regrade(lv, 11, gradings=1, index=i)
+        if best is None or abs(audit.random_clear_rate.rate - 0.5) < abs(best[1].random_clear_rate.rate - 0.5):
+            best = (lv, audit)
+    assert best is not None
+    lv, audit = best
+    big = random_clear_rate(lv.board, lv.rules, playthroughs=2000, seed=987654)
+    fresh = audit.random_clear_rate
+    se = math.hypot(fresh.se, math.sqrt(max(big * (1 - big), 0.25 / 2000) / 2000))
+    assert abs(fresh.rate - big) <= 4 * se, (fresh, big)
+
+
+def test_seeds_are_the_levels_own_and_never_makes():
+    assert audit_seed(0, "a") == audit_seed(0, "a")
+    assert len({audit_seed(0, "a"), audit_seed(1, "a"), audit_seed(0, "b"), audit_seed(0, "0")}) == 4
