@@ -1,3 +1,3 @@
-from llkgen.cli import main
+from llkgen.entry import main
 
 main()

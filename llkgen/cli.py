@@ -19,13 +19,22 @@ import typer
 
 from llkgen.console import (
     ADVICE_NODES_HELP,
+    CLASSIFY_HELP,
     GRADE_BUDGET_HELP,
     GRADE_SE_HELP,
     GRADE_SOURCE_HELP,
     LEVEL_HELP,
     MAKE_BUDGET_HELP,
+    MAKE_OUT_HELP,
+    MOVES_FILE_HELP,
+    RESHUFFLE_JSON_HELP,
+    RESHUFFLE_OUT_HELP,
+    RESUME_HELP,
     SCHEDULER_HELP,
     VERIFY_BUDGET_HELP,
+    VERIFY_NODES_HELP,
+    VERIFY_PATHS_HELP,
+    VERIFY_QUIET_HELP,
     VIEW_LEVELS,
     WHOLE_BUDGET_HELP,
     WRITE_BUDGET_HELP,
@@ -39,12 +48,13 @@ from llkgen.console import (
     moves_to_replay,
     plural,
     progress,
+    replay_json,
     run_app,
     run_deadline,
     same_file,
     verdict_lines,
-    version_line,
 )
+from llkgen.entry import version_line
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNKNOWN, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats.load import load_level_ref
@@ -133,10 +143,7 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
 def moves(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print {\"moves\": [{\"a\", \"b\", \"path\"}, ...]}."),
-    classify: bool = typer.Option(
-        False, "--classify",
-        help="Also label each pair: safe (the board can still be cleared after it, with a replayed witness), "
-             "fatal (proven: it cannot) or unknown (a budget ran out)."),
+    classify: bool = typer.Option(False, "--classify", help=CLASSIFY_HELP),
     nodes: Optional[int] = typer.Option(
         None, "--nodes", min=1, help=f"With --classify: {ADVICE_NODES_HELP} Default: {ADVICE_NODES}."),
     budget: Optional[float] = typer.Option(
@@ -144,12 +151,15 @@ def moves(
 ) -> None:
     """List every pair removable right now, with the path that would be drawn.
 
+    Exits 0 if some pair is removable (or no tile is left), 3 if the board is dead (tiles are
+    left and no pair can be removed), 1 for invalid input.
+
     With --classify, each pair is labelled safe, fatal or unknown, followed by a count of each
     (JSON: every move's "label", "reason", "witness" or "proof", and a "summary"). It then
     exits 0 if some move is safe (or no tile is left), 3 if the board is dead (every move
     fatal, or no move left), 4 if no move is proven safe and some are unknown (a budget ran
-    out), 1 for invalid input. Without --classify it exits 0. --budget bounds the whole
-    labelling: the moves still unchecked when it runs out are unknown.
+    out), 1 for invalid input. --budget bounds the whole labelling: the moves still unchecked
+    when it runs out are unknown.
 
     Example: llkgen moves output/easy.json#easy-1 --classify
     """
@@ -164,10 +174,12 @@ def moves(
     found = removable_pairs(lv.board, lv.rules)
     if as_json:
         _emit_json({"moves": [m.to_json() for m in found]})
-        return
-    for m in found:
-        typer.echo(move_text(lv.board, m))
-    typer.echo(f"{plural(len(found), 'removable pair')}")
+    else:
+        for m in found:
+            typer.echo(move_text(lv.board, m))
+        typer.echo(plural(len(found), "removable pair"))
+    if not found and not lv.board.is_cleared():
+        raise typer.Exit(EXIT_UNSOLVABLE)  # dead, as with --classify
 
 
 def _classify(lv, as_json: bool, nodes: int, deadline: float | None) -> None:
@@ -217,14 +229,8 @@ def hint(
 def reshuffle(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     seed: int = typer.Option(..., "--seed", min=0, max=MAX_SEED, help="The same seed gives the same board."),
-    out: Optional[Path] = typer.Option(
-        None, "--out", metavar="FILE",
-        help="Write the new board as a llkgen.level/1 file (same id and rules, its replayed solution, and "
-             "\"reshuffle\": {seed, attempts}). It may be the level file itself, never the pack a PACK#ID "
-             "level came from."),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print {\"grid\", \"seed\", \"attempts\", \"solution\"} (or, if none, {\"status\", "
-                              "\"reason\"})."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help=RESHUFFLE_OUT_HELP),
+    as_json: bool = typer.Option(False, "--json", help=RESHUFFLE_JSON_HELP),
     nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
 ) -> None:
@@ -277,24 +283,29 @@ def reshuffle(
 @app.command()
 def replay(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
-    moves_file: Optional[Path] = typer.Argument(
-        None, metavar="[MOVES.json]",
-        help="A JSON list of [[r1, c1], [r2, c2]] moves, or an object with \"solution\" (e.g. "
-             "solve --json output). Default: the solution stored in the level."),
+    moves_file: Optional[Path] = typer.Argument(None, metavar="[MOVES.json]", help=MOVES_FILE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print a llkgen.replay/1 JSON report on stdout instead."),
 ) -> None:
     """Check a solution with the referee.
 
     Exits 0 if every move is legal and the board ends cleared, otherwise 1, naming the bad step.
+    The --json report: "ok" (every move legal), "cleared", "moves" (given), "applied",
+    "tiles_left", and for a bad move its 0-based "error_index" and "reason"; "error" is what
+    the text form prints after FAILED:, null when the board ends cleared.
 
     Example: llkgen replay output/easy.json#easy-1
     """
     lv = load_level_ref(level)
-    result = replay_moves(lv.board, lv.rules, moves_to_replay(lv, level, moves_file))
-    if result.ok and result.cleared:
+    steps = moves_to_replay(lv, level, moves_file)
+    result = replay_moves(lv.board, lv.rules, steps)
+    if as_json:
+        _emit_json(replay_json(result, len(steps)))
+    elif result.ok and result.cleared:
         typer.echo(f"OK: {result.describe()}")
-        return
-    typer.echo(f"FAILED: {result.describe()}", err=True)
-    raise typer.Exit(EXIT_FAILED)
+    else:
+        typer.echo(f"FAILED: {result.describe()}", err=True)
+    if not (result.ok and result.cleared):
+        raise typer.Exit(EXIT_FAILED)
 
 
 @app.command()
@@ -389,11 +400,7 @@ def make(
     config: str = typer.Option(
         ..., "--config", metavar="SPEC",
         help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
-    out: Optional[Path] = typer.Option(
-        None, "--out",
-        help="Pack file to write (default: the spec's export.path). A pack of more than 10000 levels, or one "
-             "with export.layout files, is a directory, named without .json. With --shard: the shard file "
-             "(default: PACK.shard-K-of-N.jsonl)."),
+    out: Optional[Path] = typer.Option(None, "--out", help=MAKE_OUT_HELP),
     count: Optional[int] = typer.Option(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
     seed: Optional[int] = typer.Option(
@@ -405,11 +412,7 @@ def make(
         None, "--shard", metavar="K/N",
         help="Make only the levels i with i mod N = K (0 <= K < N) into a shard file; join the N shards "
              "with llkgen merge."),
-    resume: bool = typer.Option(
-        False, "--resume",
-        help="Journal each finished level in OUT.journal and, after an interruption, skip the levels "
-             "already there (each replayed by the referee again; one that fails is made again). The journal "
-             "is removed once the pack is written."),
+    resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=MAKE_BUDGET_HELP),
     as_json: bool = typer.Option(
@@ -497,28 +500,25 @@ def merge(
 
 @app.command("verify")
 def verify_levels(
-    paths: list[Path] = typer.Argument(
-        ..., metavar="PATH...",
-        help="Level files, pack files, pack directories, or directories (searched recursively for *.json "
-             "and pack directories)."),
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help=VERIFY_PATHS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
     junit: Optional[Path] = typer.Option(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
-    nodes: Optional[int] = typer.Option(
-        None, "--nodes", min=1,
-        help="Search budget per level in nodes (default: the level's recorded budget, else " f"{DEFAULT_NODES})."),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=VERIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
     resolve: bool = typer.Option(
         False, "--resolve", help="Search every level, also those a stored solution certifies (slower)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=VERIFY_QUIET_HELP),
 ) -> None:
     """Certify every level (for CI): replay its stored solution, or search it.
 
     A level that stores a solution is certified by replaying it with the referee, with no
     search; a stored solution that does not replay fails the check. A level without one is
     searched within --nodes. --resolve searches every level. Prints one line per level and a
-    summary; the reports name the method, replay or search.
+    summary; the reports name the method, replay or search. -q prints only the levels and files
+    that are not certified, and the summary.
 
     --budget bounds the whole command; once it runs out, levels not checked are unknown, and
     files not (fully) read are listed as unknown instead of being read.
@@ -532,11 +532,11 @@ def verify_levels(
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
     from llkgen.execution import make_executor
-    from llkgen.jobs.check import format_level, format_problem, verify_paths, write_junit
+    from llkgen.jobs.check import CheckStatus, format_level, format_problem, verify_paths, write_junit
 
     deadline = run_deadline(budget, scheduler)
     def show(res) -> None:
-        if not as_json:
+        if not as_json and not (quiet and res.status == CheckStatus.OK):
             typer.echo(format_level(res))
 
     if junit is not None:

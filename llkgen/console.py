@@ -18,6 +18,7 @@ from pathlib import Path
 from llkgen.errors import LevelFormatError, LlkgenError, UsageError
 from llkgen.formats.level import read_json
 from llkgen.text import printable
+from llkgen.verifier.verdict import DEFAULT_NODES
 
 
 def plural(n: int, word: str) -> str:
@@ -26,15 +27,6 @@ def plural(n: int, word: str) -> str:
 def move_text(board, m) -> str:
     path = " -> ".join(f"({r},{c})" for r, c in m.path)
     return f"type {board[m.a]}: {list(m.a)} {list(m.b)}  via {path}"
-
-def version_line() -> str:
-    """``llkgen --version``: the version and which search core runs (compiled or pure Python)."""
-    from llkgen._version import __version__
-    from llkgen.game import grid
-
-    core = "pure Python" if grid.__file__.endswith(".py") else "compiled"
-    return f"llkgen {__version__} (search core: {core})"
-
 
 def level_heading(lv, ref: str) -> str:
     """The comment line above a board in the text form: its id (or file name), size and rules."""
@@ -50,6 +42,19 @@ def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
         return lv.solution
     raise LevelFormatError(f"{ref}: no stored solution: expected a list of moves in \"solution\" "
                            "(or give a MOVES.json file)")
+
+
+def replay_json(result, moves: int) -> dict:
+    """``llkgen replay --json`` (``llkgen.replay/1``): the referee's ``ReplayResult`` as data,
+    what :meth:`~llkgen.game.referee.ReplayResult.describe` says in structured form. ``ok``:
+    every move was legal; ``moves``: how many were given, ``applied``: how many were played;
+    ``error_index`` (0-based) and ``reason`` name the first illegal move, else null; ``error``
+    is the text form's message after ``FAILED:``, null when the board ends cleared."""
+    done = result.ok and result.cleared
+    return {"format": "llkgen.replay/1", "ok": result.ok, "cleared": result.cleared, "moves": moves,
+            "applied": result.applied, "tiles_left": result.final.tile_count,
+            "error": None if done else result.describe(), "error_index": result.error_index,
+            "reason": result.reason}
 
 
 def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:
@@ -177,6 +182,31 @@ MAKE_BUDGET_HELP = f"{WRITE_BUDGET_HELP} With --resume the journal keeps every l
 VERIFY_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level searched gets "
                       "at most the time left, and what is not checked when it runs out is unknown, exit 4. Makes "
                       "the verdicts machine-dependent. Not with --scheduler.")
+#: ``--out`` of ``make``.
+MAKE_OUT_HELP = ("Pack file to write (default: the spec's export.path). A pack of more than 10000 levels, or one "
+                 "with export.layout files, is a directory, named without .json. With --shard: the shard file "
+                 "(default: PACK.shard-K-of-N.jsonl).")
+#: ``--resume`` of ``make``.
+RESUME_HELP = ("Journal each finished level in OUT.journal and, after an interruption, skip the levels "
+               "already there (each replayed by the referee again; one that fails is made again). The journal "
+               "is removed once the pack is written.")
+#: The arguments of ``verify``.
+VERIFY_PATHS_HELP = ("Level files, pack files, pack directories, or directories (searched recursively for *.json "
+                     "and pack directories).")
+VERIFY_NODES_HELP = f"Search budget per level in nodes (default: the level's recorded budget, else {DEFAULT_NODES})."
+VERIFY_QUIET_HELP = ("Print nothing but the levels and files that are not certified, and the summary (--json: "
+                     "unchanged).")
+#: The options of ``moves`` and ``reshuffle``.
+CLASSIFY_HELP = ("Also label each pair: safe (the board can still be cleared after it, with a replayed witness), "
+                 "fatal (proven: it cannot) or unknown (a budget ran out).")
+RESHUFFLE_OUT_HELP = ("Write the new board as a llkgen.level/1 file (same id and rules, its replayed solution, and "
+                      "\"reshuffle\": {seed, attempts}). It may be the level file itself, never the pack a PACK#ID "
+                      "level came from.")
+RESHUFFLE_JSON_HELP = ("Print {\"grid\", \"seed\", \"attempts\", \"solution\"} (or, if none, {\"status\", "
+                       "\"reason\"}).")
+#: The MOVES.json argument of ``replay``.
+MOVES_FILE_HELP = ("A JSON list of [[r1, c1], [r2, c2]] moves, or an object with \"solution\" (e.g. "
+                   "solve --json output). Default: the solution stored in the level.")
 
 
 @contextmanager

@@ -269,6 +269,8 @@ def test_cli_verify(tmp_path):
         "nodes": ("verify", "levels/pack.json", "--nodes", "100000", "--jobs", "1"),
         "missing": ("verify", "missing.json"),
         "zero": ("verify", "levels", "--nodes", "0"),
+        "quiet": ("verify", "levels", "-q", "--jobs", "1"),
+        "quiet-json": ("verify", "levels/pack.json", "levels/sub", "--json", "--quiet", "--jobs", "1"),
     }
     with ThreadPoolExecutor(len(commands)) as pool:
         runs = dict(zip(commands, pool.map(lambda a: llkgen(*a, cwd=tmp_path), commands.values())))
@@ -295,6 +297,16 @@ def test_cli_verify(tmp_path):
     assert r.returncode == 1 and "INVALID    missing.json: no such file" in r.stdout
 
     assert runs["zero"].returncode == 2  # usage error from the option parser
+
+    # -q: only what is not certified (levels and files), then the summary; the exit code is the same
+    r = runs["quiet"]
+    assert (r.returncode, r.stderr) == (1, "")
+    assert r.stdout.splitlines() == runs["dir"].stdout.splitlines()[1:]
+    # with --json the report is unchanged
+    r = runs["quiet-json"]
+    quiet, loud = json.loads(r.stdout), json.loads(runs["json"].stdout)
+    assert r.returncode == 3 and quiet.keys() == loud.keys()
+    assert quiet["levels"] == loud["levels"] and quiet["summary"] == loud["summary"]
 
 
 # -- pack directories ---------------------------------------------------------------------------

@@ -67,6 +67,8 @@ FILES = {
     "solution-object.json": {"solution": SOLUTION},
     "moves-object.json": {"moves": SOLUTION},
     "level-with-solution.json": {**LEVEL, "solution": SOLUTION},
+    "cleared.json": {"format": "llkgen.level/1", "rows": 1, "cols": 2, "grid": [[0, 0]],
+                     "rules": {"border": True, "gravity": "none"}},
     "moves-number.json": 42,
     "moves-no-key.json": {"steps": SOLUTION},
     "malformed-move.json": [SOLUTION[0], [[0, 0]]],
@@ -119,6 +121,9 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
         "replay-ok": ["replay", DEMO, DEMO_MOVES],
         "replay-bad-step": ["replay", DEMO, f("bad-step.json")],
         "replay-moves-number": ["replay", DEMO, f("moves-number.json")],
+        "replay-json-ok": ["replay", DEMO, DEMO_MOVES, "--json"],
+        "version-script": [_console_script(), "--version"],
+        "version-module": ["--version"],
         "help": ["--help"],
         "no-command": ["frobnicate"],
         "missing-arg": ["show"],
@@ -234,10 +239,18 @@ def test_moves_json_uses_ring_coordinates(runs):
     }
 
 
-def test_moves_none(cli):
+def test_moves_none_on_a_dead_board_exits_3(cli):
+    # tiles left and no pair removable: dead, exit 3, as moves --classify says
     r = cli("moves", "stuck.json")
-    assert (r.returncode, r.stdout) == (0, "0 removable pairs\n")
+    assert (r.returncode, r.stdout) == (3, "0 removable pairs\n")
     r = cli("moves", "stuck.json", "--json")
+    assert (r.returncode, r.stdout) == (3, '{"moves": []}\n')
+
+
+def test_moves_none_on_a_cleared_board_exits_0(cli):
+    r = cli("moves", "cleared.json")
+    assert (r.returncode, r.stdout) == (0, "0 removable pairs\n")
+    r = cli("moves", "cleared.json", "--json")
     assert (r.returncode, r.stdout) == (0, '{"moves": []}\n')
 
 
@@ -275,6 +288,33 @@ def test_replay_malformed_step(cli):
 def test_replay_partial_is_a_failure(cli):
     r = cli("replay", DEMO, "partial.json")
     assert (r.returncode, r.stderr) == (1, "FAILED: all 1 moves are legal but 4 tiles remain\n")
+
+
+REPLAY_JSON = {"format": "llkgen.replay/1", "ok": True, "cleared": True, "moves": 3, "applied": 3, "tiles_left": 0,
+               "error": None, "error_index": None, "reason": None}
+
+
+def test_replay_json_ok(runs):
+    r = runs["replay-json-ok"]
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout.count("\n") == 1 and json.loads(r.stdout) == REPLAY_JSON
+
+
+@pytest.mark.parametrize("moves, expected", [
+    ("bad-step.json", {"ok": False, "cleared": False, "moves": 2, "applied": 1, "tiles_left": 4,
+                       "error": "move 1: cell [0, 1] is empty", "error_index": 1, "reason": "cell [0, 1] is empty"}),
+    ("partial.json", {"ok": True, "cleared": False, "moves": 1, "applied": 1, "tiles_left": 4,
+                      "error": "all 1 moves are legal but 4 tiles remain"}),
+])
+def test_replay_json_failures_exit_1_with_the_step_and_reason(cli, moves, expected):
+    r = cli("replay", DEMO, moves, "--json")
+    assert (r.returncode, r.stderr) == (1, "")
+    assert json.loads(r.stdout) == {**REPLAY_JSON, **expected}
+
+
+def test_replay_json_bad_moves_file_is_an_error(cli):
+    r = cli("replay", DEMO, "moves-number.json", "--json")
+    assert (r.returncode, r.stdout) == (1, "") and r.stderr.startswith("Error: ")
 
 
 def test_replay_bad_moves_file(runs):
@@ -416,11 +456,35 @@ def test_help_examples_run_as_printed_in_an_empty_directory(tmp_path):
 def test_version(cli):
     from importlib.metadata import version
 
-    # The installed metadata and the package agree: the version is kept in one place.
+    # The installed metadata and the package agree: the version is kept in one place. The core
+    # is either: an editable install runs it from its sources, a wheel compiled (see setup.py).
     r = cli("--version")
-    # an editable install runs the search core from its sources (see setup.py)
-    assert (r.returncode, r.stdout, r.stderr) == (
-        0, f"llkgen {version('llkgen')} (search core: pure Python)\n", "")
+    assert (r.returncode, r.stderr) == (0, "")
+    assert re.fullmatch(rf"llkgen {re.escape(version('llkgen'))} \(search core: (compiled|pure Python)\)\n", r.stdout)
+
+
+def test_version_through_the_entry_point(runs, cli):
+    # The console script and python -m answer it in llkgen.entry, with the CLI's bytes.
+    expected = cli("--version").stdout
+    for name in ("version-script", "version-module"):
+        r = runs[name]
+        assert (r.returncode, r.stdout, r.stderr) == (0, expected, ""), name
+
+
+def test_version_imports_no_cli_framework_and_not_the_core():
+    code = ("import sys; sys.argv = ['llkgen', '--version']; from llkgen.entry import main; main(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich', 'numpy') "
+            "or m in ('llkgen.cli', 'llkgen.game.grid')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout.splitlines()[1] == "[]"
+
+
+def test_the_core_is_told_without_importing_it_as_importing_would_tell_it():
+    from llkgen.entry import search_core
+    from llkgen.game import grid
+
+    assert search_core() == ("pure Python" if grid.__file__.endswith(".py") else "compiled")
 
 
 # -- output paths ---------------------------------------------------------------------------------------

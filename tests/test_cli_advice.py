@@ -156,6 +156,14 @@ def test_classify_exits_3_when_no_move_can_save_the_board(llkgen_cli, name, last
     assert out.splitlines()[-1] == last
 
 
+@pytest.mark.parametrize("name, code", [("dead.json", 3), ("mixed.json", 0), ("cleared.json", 0)])
+def test_moves_and_classify_agree_on_the_exit_code(llkgen_cli, name, code):
+    # A dead board (tiles left, no pair removable) is exit 3 with or without --classify.
+    for extra in ([], ["--json"], ["--classify"], ["--classify", "--json"]):
+        assert llkgen_cli("moves", name, *extra)[0] == code, extra
+    assert llkgen_cli("moves", "dead.json")[1] == "0 removable pairs\n"
+
+
 def test_classify_out_of_nodes_exits_4(llkgen_cli):
     code, out, _ = llkgen_cli("moves", "easy.json#easy-1", "--classify", "--nodes", "1", "--json")
     assert code == 4

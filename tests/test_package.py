@@ -151,8 +151,10 @@ def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
         assert re.match(r"\d+/\d+ tests collected \(\d+ deselected\) in ", last), last
         counts.append(last.split(" in ")[0])
     assert counts[0] == counts[1]
+    assert (top / "docs" / "api.md").is_file()
+    # test_api.py runs docs/api.md's examples; test_version holds for any install, not only editable
     r = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_level.py",
-              "tests/test_text.py"], cwd=top, env=env)
+              "tests/test_text.py", "tests/test_api.py", "tests/test_cli.py::test_version"], cwd=top, env=env)
     assert " passed" in r.stdout and "failed" not in r.stdout
 
 
