@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from enum import Enum
 from pathlib import Path
 from typing import Optional
 
@@ -20,27 +19,39 @@ import typer
 from llkgen.console import (
     ADVICE_NODES_HELP,
     CLASSIFY_HELP,
+    CLASSIFY_NODES_HELP,
+    ENGINE_HELP,
     GRADE_BUDGET_HELP,
     GRADE_SE_HELP,
     GRADE_SOURCE_HELP,
+    HINT_JSON_HELP,
     LEVEL_HELP,
     MAKE_BUDGET_HELP,
+    MAKE_JOBS_HELP,
     MAKE_OUT_HELP,
+    MERGE_OUT_HELP,
     MOVES_FILE_HELP,
+    RENDER_SOLUTION_HELP,
     RESHUFFLE_JSON_HELP,
     RESHUFFLE_OUT_HELP,
+    RESOLVE_HELP,
     RESUME_HELP,
     SCHEDULER_HELP,
+    SCHEMA_NAME_HELP,
+    SHARD_HELP,
+    SOLVE_BUDGET_HELP,
     VERIFY_BUDGET_HELP,
     VERIFY_NODES_HELP,
     VERIFY_PATHS_HELP,
     VERIFY_QUIET_HELP,
     VIEW_LEVELS,
+    VIEW_LIMIT_HELP,
     WHOLE_BUDGET_HELP,
     WRITE_BUDGET_HELP,
+    Engine,
+    classified_report,
     deadline_after,
     hint_lines,
-    label_lines,
     level_file,
     level_heading,
     made_lines,
@@ -49,13 +60,14 @@ from llkgen.console import (
     plural,
     progress,
     replay_json,
+    reshuffled_text,
     run_app,
     run_deadline,
     same_file,
     verdict_lines,
 )
 from llkgen.entry import version_line
-from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNKNOWN, EXIT_UNSOLVABLE, OutputError
+from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats.load import load_level_ref
 from llkgen.game.path import removable_pairs
@@ -73,15 +85,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-class Engine(str, Enum):
-    """The verifier engines ``llkgen solve`` offers (:data:`llkgen.verifier.ENGINES`)."""
-
-    auto = "auto"
-    search = "search"
-    cpsat = "cpsat"
-    baseline = "baseline"
 
 
 def _print_version(value: bool) -> None:
@@ -144,8 +147,7 @@ def moves(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print {\"moves\": [{\"a\", \"b\", \"path\"}, ...]}."),
     classify: bool = typer.Option(False, "--classify", help=CLASSIFY_HELP),
-    nodes: Optional[int] = typer.Option(
-        None, "--nodes", min=1, help=f"With --classify: {ADVICE_NODES_HELP} Default: {ADVICE_NODES}."),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=CLASSIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(
         None, "--budget", metavar="SECONDS", min=0.0, help=f"With --classify: {WHOLE_BUDGET_HELP}"),
 ) -> None:
@@ -183,24 +185,18 @@ def moves(
 
 
 def _classify(lv, as_json: bool, nodes: int, deadline: float | None) -> None:
-    from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, classify_moves
+    from llkgen.analysis.advice import classify_moves
 
     labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes), deadline=deadline)
-    summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
-    if as_json:
-        _emit_json({"moves": [x.to_json() for x in labels], "summary": summary})
-    else:
-        typer.echo("\n".join(label_lines(lv.board, labels, summary)))
-    if summary[SAFE] or lv.board.is_cleared():
-        return
-    raise typer.Exit(EXIT_UNKNOWN if summary[UNDECIDED] else EXIT_UNSOLVABLE)
+    text, code = classified_report(lv.board, labels, as_json)
+    typer.echo(text)
+    raise typer.Exit(code)
 
 
 @app.command()
 def hint(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print {\"status\", \"move\", \"witness\", \"proof\", \"reason\"}."),
+    as_json: bool = typer.Option(False, "--json", help=HINT_JSON_HELP),
     nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
 ) -> None:
@@ -264,9 +260,7 @@ def reshuffle(
         status = "impossible" if e.proven else "undecided"
         typer.echo(json_dumps({"status": status, "reason": str(e)}) if as_json else f"{status}: {e}")
         raise typer.Exit(e.exit_code) from None
-    tiles = plural(done.board.tile_count, "tile")
-    what = (f"reshuffled {tiles} with seed {seed}: certified solvable in {plural(len(done.witness), 'move')} "
-            f"({plural(done.attempts, 'attempt')})")
+    what = reshuffled_text(done, seed)
     if out is not None:
         extra = {"solution": done.to_json()["solution"], "reshuffle": {"seed": seed, "attempts": done.attempts}}
         write_json_atomic(out, level_to_json(Level(done.board, lv.rules, lv.id, extra)))
@@ -312,11 +306,9 @@ def replay(
 def solve(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
-    budget: Optional[float] = typer.Option(
-        None, "--budget", min=0.0, help="Wall-clock budget in seconds (makes the verdict machine-dependent)."),
+    budget: Optional[float] = typer.Option(None, "--budget", min=0.0, help=SOLVE_BUDGET_HELP),
     nodes: Optional[int] = typer.Option(DEFAULT_NODES, "--nodes", min=1, help="Search-node budget (deterministic)."),
-    engine: Engine = typer.Option(
-        Engine.auto, "--engine", help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
+    engine: Engine = typer.Option(Engine.auto, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Decide whether a level can be cleared.
 
@@ -338,11 +330,9 @@ def solve(
 
 @app.command()
 def render(
-    source: Path = typer.Argument(
-        ..., metavar="PACK|LEVEL", help="A pack or level JSON file, or a pack directory."),
+    source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file, or a pack directory."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
-    solution: bool = typer.Option(
-        False, "--solution", help="Also write <id>.solution.svg: each level's certified removal order, step by step."),
+    solution: bool = typer.Option(False, "--solution", help=RENDER_SOLUTION_HELP),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
@@ -367,8 +357,7 @@ def view(
     pack: Path = typer.Argument(..., metavar="PACK", help="A llkgen.pack/1 JSON file or a pack directory."),
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
     start: int = typer.Option(0, "--start", min=0, help="0-based index of the first level on the page."),
-    limit: int = typer.Option(
-        VIEW_LEVELS, "--limit", min=1, help="Most levels on one page; a bigger pack is cut, with a note."),
+    limit: int = typer.Option(VIEW_LEVELS, "--limit", min=1, help=VIEW_LIMIT_HELP),
 ) -> None:
     """Write a self-contained HTML page to browse and play a pack.
 
@@ -405,13 +394,8 @@ def make(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
     seed: Optional[int] = typer.Option(
         None, "--seed", min=0, max=MAX_SEED, help="Pack seed (overrides the spec's seed)."),
-    jobs: Optional[int] = typer.Option(
-        None, "--jobs", min=1,
-        help="Worker processes (default: the number of cores). The pack is byte-identical for every value."),
-    shard: Optional[str] = typer.Option(
-        None, "--shard", metavar="K/N",
-        help="Make only the levels i with i mod N = K (0 <= K < N) into a shard file; join the N shards "
-             "with llkgen merge."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=MAKE_JOBS_HELP),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help=SHARD_HELP),
     resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=MAKE_BUDGET_HELP),
@@ -474,9 +458,7 @@ def make(
 @app.command()
 def merge(
     shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
-    out: Path = typer.Option(
-        ..., "--out", help="The pack to write (a directory, named without .json, past 10000 levels or for "
-                           "export.layout files)."),
+    out: Path = typer.Option(..., "--out", help=MERGE_OUT_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
 ) -> None:
     """Join the shard files of one pack into the pack a single make would have written.
@@ -506,8 +488,7 @@ def verify_levels(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=VERIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
-    resolve: bool = typer.Option(
-        False, "--resolve", help="Search every level, also those a stored solution certifies (slower)."),
+    resolve: bool = typer.Option(False, "--resolve", help=RESOLVE_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=VERIFY_QUIET_HELP),
@@ -592,6 +573,22 @@ def grade(
     elif not quiet:
         typer.echo(summary_line(report, time.perf_counter() - started))
     raise typer.Exit(report.exit_code)
+
+
+@app.command("schema")
+def schema_command(name: Optional[str] = typer.Argument(None, metavar="NAME", help=SCHEMA_NAME_HELP)) -> None:
+    """Print a JSON Schema of llkgen's files, or without NAME the names of them all.
+
+    Each one is self-contained: any JSON Schema validator checks a file against it offline,
+    with no registry and nothing fetched. They are the files in llkgen/schemas/.
+
+    Example: llkgen schema pack
+    """
+    from llkgen.formats.schemas import schema_names, schema_text
+
+    if name is not None and name not in schema_names():
+        raise typer.BadParameter(f"expected one of {', '.join(schema_names())}, found {name!r}", param_hint="NAME")
+    typer.echo("\n".join(schema_names()) if name is None else schema_text(name), nl=name is None)
 
 
 def main() -> None:

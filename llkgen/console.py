@@ -13,12 +13,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
 
-from llkgen.errors import LevelFormatError, LlkgenError, UsageError
+from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LevelFormatError, LlkgenError, UsageError
 from llkgen.formats.level import read_json
-from llkgen.text import printable
-from llkgen.verifier.verdict import DEFAULT_NODES
+from llkgen.text import json_dumps, printable
+from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES
 
 
 def plural(n: int, word: str) -> str:
@@ -65,6 +66,27 @@ def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:
     if not labels and not board.is_cleared():
         lines.append(f"dead: no pair can be removed and {plural(board.tile_count, 'tile')} are left")
     return lines
+
+
+def classified_report(board, labels: list, as_json: bool) -> tuple[str, int]:
+    """``moves --classify``: what it prints (JSON or :func:`label_lines`) and its exit code, 0 if
+    some move is safe or no tile is left, 3 dead (every move fatal, or none), 4 undecided."""
+    from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED
+
+    summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
+    if as_json:
+        text = json_dumps({"moves": [x.to_json() for x in labels], "summary": summary})
+    else:
+        text = "\n".join(label_lines(board, labels, summary))
+    if summary[SAFE] or board.is_cleared():
+        return text, EXIT_OK
+    return text, EXIT_UNKNOWN if summary[UNDECIDED] else EXIT_UNSOLVABLE
+
+
+def reshuffled_text(done, seed: int) -> str:
+    """``llkgen reshuffle``'s report of a certified board (``done``: a ``Reshuffled``)."""
+    return (f"reshuffled {plural(done.board.tile_count, 'tile')} with seed {seed}: certified solvable in "
+            f"{plural(len(done.witness), 'move')} ({plural(done.attempts, 'attempt')})")
 
 
 def proof_lines(proof: dict | None) -> list[str]:
@@ -152,6 +174,15 @@ def made_lines(result, spec, part, took: float, description: str) -> list[str]:
             f"{took:.1f} s with {description})"]
 
 
+class Engine(str, Enum):
+    """The verifier engines ``llkgen solve`` offers (:data:`llkgen.verifier.ENGINES`)."""
+
+    auto = "auto"
+    search = "search"
+    cpsat = "cpsat"
+    baseline = "baseline"
+
+
 #: A LEVEL argument.
 LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
 #: ``--nodes`` of ``moves --classify``, ``hint`` and ``reshuffle``.
@@ -159,6 +190,15 @@ ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
 #: ``--budget`` of the commands it limits as a whole: ``moves --classify``, ``hint``, ``reshuffle``.
 WHOLE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time); what it leaves undecided "
                      "is unknown, exit 4. Makes the answer machine-dependent.")
+#: ``--nodes`` of ``moves``, which counts only with ``--classify``.
+CLASSIFY_NODES_HELP = f"With --classify: {ADVICE_NODES_HELP} Default: {ADVICE_NODES}."
+#: The options of ``hint`` and ``solve``.
+HINT_JSON_HELP = "Print {\"status\", \"move\", \"witness\", \"proof\", \"reason\"}."
+SOLVE_BUDGET_HELP = "Wall-clock budget in seconds (makes the verdict machine-dependent)."
+ENGINE_HELP = "The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."
+#: The options of ``render`` and ``view``.
+RENDER_SOLUTION_HELP = "Also write <id>.solution.svg: each level's certified removal order, step by step."
+VIEW_LIMIT_HELP = "Most levels on one page; a bigger pack is cut, with a note."
 #: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
 #: quick in a browser; one of 100,000 would be 80 MB, more for bigger boards.
 VIEW_LEVELS = 1000
@@ -182,6 +222,12 @@ MAKE_BUDGET_HELP = f"{WRITE_BUDGET_HELP} With --resume the journal keeps every l
 VERIFY_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level searched gets "
                       "at most the time left, and what is not checked when it runs out is unknown, exit 4. Makes "
                       "the verdicts machine-dependent. Not with --scheduler.")
+#: ``--jobs`` and ``--shard`` of ``make``.
+MAKE_JOBS_HELP = "Worker processes (default: the number of cores). The pack is byte-identical for every value."
+SHARD_HELP = ("Make only the levels i with i mod N = K (0 <= K < N) into a shard file; join the N shards with "
+              "llkgen merge.")
+#: ``--out`` of ``merge``.
+MERGE_OUT_HELP = "The pack to write (a directory, named without .json, past 10000 levels or for export.layout files)."
 #: ``--out`` of ``make``.
 MAKE_OUT_HELP = ("Pack file to write (default: the spec's export.path). A pack of more than 10000 levels, or one "
                  "with export.layout files, is a directory, named without .json. With --shard: the shard file "
@@ -194,6 +240,7 @@ RESUME_HELP = ("Journal each finished level in OUT.journal and, after an interru
 VERIFY_PATHS_HELP = ("Level files, pack files, pack directories, or directories (searched recursively for *.json "
                      "and pack directories).")
 VERIFY_NODES_HELP = f"Search budget per level in nodes (default: the level's recorded budget, else {DEFAULT_NODES})."
+RESOLVE_HELP = "Search every level, also those a stored solution certifies (slower)."
 VERIFY_QUIET_HELP = ("Print nothing but the levels and files that are not certified, and the summary (--json: "
                      "unchanged).")
 #: The options of ``moves`` and ``reshuffle``.
@@ -204,6 +251,8 @@ RESHUFFLE_OUT_HELP = ("Write the new board as a llkgen.level/1 file (same id and
                       "level came from.")
 RESHUFFLE_JSON_HELP = ("Print {\"grid\", \"seed\", \"attempts\", \"solution\"} (or, if none, {\"status\", "
                        "\"reason\"}).")
+#: The NAME argument of ``schema``.
+SCHEMA_NAME_HELP = "level, level-flat, pack or pack-files (llkgen/schemas/NAME.schema.json)."
 #: The MOVES.json argument of ``replay``.
 MOVES_FILE_HELP = ("A JSON list of [[r1, c1], [r2, c2]] moves, or an object with \"solution\" (e.g. "
                    "solve --json output). Default: the solution stored in the level.")

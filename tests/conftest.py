@@ -20,22 +20,15 @@ if str(TESTS) not in sys.path:
 
 @pytest.fixture(scope="session")
 def schema_validator():
-    """``schema_validator("level" | "level-flat" | "pack" | "pack-files")``: a jsonschema
-    validator for the shipped schema, with the schemas' references to each other resolved."""
-    import jsonschema
-    from referencing import Registry, Resource
+    """``schema_validator("level" | "level-flat" | "pack" | "pack-files")``: the jsonschema
+    validator of the shipped schema (:func:`llkgen.formats.schemas.validator`: each schema is
+    self-contained, so no registry), checked to be a valid schema itself."""
+    from llkgen.formats.schemas import validator as shipped
 
-    from llkgen.jobs.make import SCHEMAS, load_schema
-
-    registry = Registry().with_resources(
-        (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMAS
-    )
-
-    def validator(name: str) -> jsonschema.protocols.Validator:
-        schema = load_schema(name)
-        cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
-        return cls(schema, registry=registry)
+    def validator(name: str):
+        v = shipped(name)
+        v.check_schema(v.schema)
+        return v
 
     return validator
 

@@ -422,7 +422,7 @@ def help_examples() -> dict[str, str]:
 
 # The order a new user meets them in: each example may use what the ones before it wrote.
 EXAMPLE_ORDER = ["init", "make", "verify", "grade", "view", "render", "show", "moves", "solve", "hint",
-                 "reshuffle", "replay", "merge"]
+                 "reshuffle", "replay", "merge", "schema"]
 #: What merge's help tells the reader to run before its example (the shards it merges).
 BEFORE_EXAMPLE = {"merge": [["make", "--config", "easy", "--shard", "0/2", "-q"],
                             ["make", "--config", "easy", "--shard", "1/2", "-q"]]}

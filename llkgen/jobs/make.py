@@ -22,7 +22,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
-from importlib import resources
 from pathlib import Path
 from typing import Callable
 
@@ -33,7 +32,7 @@ from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailur
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.formats.container import check_pack_dir_target
 from llkgen.formats.flat import flat_level_json
-from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, parse_json, write_json_atomic
+from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
 from llkgen.formats.packdir import PART_LEVELS, write_pack_dir
 from llkgen.formats.packfiles import write_pack_files
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
@@ -41,8 +40,6 @@ from llkgen.generation.generator import GeneratedLevel
 from llkgen.generation.spec import Spec
 from llkgen.jobs.shards import Shard, open_shards, shard_lines, spec_identity
 from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, temporary_journal_path
-
-SCHEMAS = ("level", "level-flat", "pack", "pack-files")
 
 
 def level_id(spec: Spec, index: int) -> str:
@@ -349,14 +346,3 @@ def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike, *, dead
         shards.close()
     return MergeResult(path, shards.count, len(paths))
 
-
-def load_schema(name: str) -> dict:
-    """The shipped JSON Schema of :data:`SCHEMAS` (``llkgen/schemas/<name>.schema.json``): a
-    nested level, a flat level, a pack (of levels of either shape) or the index of the
-    ``files`` layout. They refer to each other by ``$id``."""
-    if name not in SCHEMAS:
-        raise ValueError(f"schema: expected one of {', '.join(SCHEMAS)}, found {name!r}")
-    text = resources.files("llkgen").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    schema = parse_json(text, f"llkgen/schemas/{name}.schema.json")  # shipped, but read as strictly as any JSON
-    assert isinstance(schema, dict), "a shipped schema is an object"
-    return schema
