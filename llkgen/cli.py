@@ -70,9 +70,7 @@ from llkgen.entry import version_line
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats.load import load_level_ref
-from llkgen.game.path import removable_pairs
-from llkgen.game.referee import replay as replay_moves
-from llkgen.generation.spec import MAX_COUNT, MAX_SEED, shipped_specs
+from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_specs
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 
@@ -165,6 +163,8 @@ def moves(
 
     Example: llkgen moves output/easy.json#easy-1 --classify
     """
+    from llkgen.game.path import removable_pairs
+
     deadline = deadline_after(budget)
     for name, value in (("--nodes", nodes), ("--budget", budget)):
         if value is not None and not classify:
@@ -289,6 +289,8 @@ def replay(
 
     Example: llkgen replay output/easy.json#easy-1
     """
+    from llkgen.game.referee import replay as replay_moves
+
     lv = load_level_ref(level)
     steps = moves_to_replay(lv, level, moves_file)
     result = replay_moves(lv.board, lv.rules, steps)

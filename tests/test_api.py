@@ -77,6 +77,30 @@ def test_import_llkgen_loads_nothing_heavy():
     assert second == "False False"
 
 
+#: What ``import llkgen.cli`` must not import: ``llkgen show`` and the other cheap commands pay
+#: for every module the CLI imports up front (benchmarks/startup_bench.py times it). The commands
+#: that need these import them themselves.
+CLI_NEVER_IMPORTS = ("numpy", "ortools", "yaml", "rich", "llkgen.generation.spec", "llkgen.generation.spec_model",
+                     "llkgen.generation.strictyaml", "llkgen.verifier.portfolio", "llkgen.verifier.cpsat",
+                     "llkgen.verifier.pairing", "llkgen.verifier.movesearch", "llkgen.verifier.lock",
+                     "llkgen.game.path", "llkgen.game.grid", "llkgen.game.referee", "llkgen.analysis", "llkgen.jobs")
+
+
+def test_import_llkgen_cli_loads_nothing_heavy():
+    out = _python(f"""
+        import sys
+        import llkgen.cli
+        never = {CLI_NEVER_IMPORTS!r}
+        print(sorted(m for m in sys.modules if m in never or m.startswith(tuple(n + "." for n in never))))
+        from llkgen.verifier import Budget, verify
+        import llkgen.verifier as verifier
+        assert verifier.ENGINES and verify and Budget is verifier.Budget
+        assert set(verifier.__all__) == set(verifier._LAZY) and set(verifier.__all__) <= set(dir(verifier))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["[]"]
+
+
 # -- the front door: plain functions, whatever was imported first ------------------------------
 CALLS = """
     import llkgen

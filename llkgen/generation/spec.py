@@ -37,6 +37,7 @@ from llkgen.errors import SpecError
 from llkgen.files import read_bounded
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GRID_SHAPES, LAYOUTS, GridShape, Layout
 from llkgen.game.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
+from llkgen.generation.limits import SPECS_PACKAGE, STARTER, shipped_specs
 from llkgen.generation.spec_model import (
     LAYOUT_EMPTY,
     LAYOUT_TILE,
@@ -510,16 +511,7 @@ def load_spec(path: str | os.PathLike) -> Spec:
 
 # --------------------------------------------------------------------------- shipped specs
 
-#: The package holding the example specs (``configs/`` in a source checkout).
-SPECS_PACKAGE = "llkgen.specs"
-#: The spec ``llkgen init`` copies: the one whose comments explain every key.
-STARTER = "easy"
-
-
-def shipped_specs() -> list[str]:
-    """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
-    return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
-                  if f.name.endswith(".yaml"))
+# SPECS_PACKAGE, STARTER and shipped_specs live in llkgen.generation.limits, for the CLI.
 
 
 def _shipped(name: str) -> Any:

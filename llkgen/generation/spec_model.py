@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from llkgen.errors import SpecError
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.game.board import Rules
+from llkgen.generation.limits import MAX_COUNT, MAX_SEED
 from llkgen.generation.strictyaml import describe
 from llkgen.verifier.verdict import DEFAULT_NODES
 
@@ -48,9 +49,6 @@ STRATEGIES = ("shuffle", "constructive")
 #: Difficulty metrics a spec may constrain; the generator measures each one per level.
 METRICS = ("initial_moves", "random_clear_rate", "verify_nodes")
 
-# The two bounds the CLI overrides share with the file, so they live beside Spec.with_overrides.
-MAX_COUNT = 1_000_000
-MAX_SEED = 2**63 - 1
 
 
 def is_int(v: Any) -> bool:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE
-from llkgen.game.path import Move
+
+if TYPE_CHECKING:  # only annotated here: the CLI takes this module's constants without the path finder
+    from llkgen.game.path import Move
 
 #: The default search-node budget of one verification: the one place this number lives.
 DEFAULT_NODES = 200_000

@@ -1,0 +1,26 @@
+"""What the command line knows of specs before it reads one: the bounds of ``--count`` and
+``--seed``, and the names of the shipped specs (``make --config``'s help lists them).
+
+A module of its own, with nothing but the standard library, so that ``llkgen show`` and every
+other command that reads no spec do not import the spec reader (its YAML parser, its checks):
+:mod:`llkgen.generation.spec` and :mod:`~llkgen.generation.spec_model` take these from here.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+# The two bounds the CLI overrides share with the file (Spec.with_overrides checks them).
+MAX_COUNT = 1_000_000
+MAX_SEED = 2**63 - 1
+
+#: The package holding the example specs (``configs/`` in a source checkout).
+SPECS_PACKAGE = "llkgen.specs"
+#: The spec ``llkgen init`` copies: the one whose comments explain every key.
+STARTER = "easy"
+
+
+def shipped_specs() -> list[str]:
+    """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
+    return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
+                  if f.name.endswith(".yaml"))
