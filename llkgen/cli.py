@@ -16,6 +16,7 @@ from typing import Optional
 
 import typer
 
+from llkgen._version import version_line
 from llkgen.console import (
     ADVICE_NODES_HELP,
     CLASSIFY_HELP,
@@ -66,7 +67,6 @@ from llkgen.console import (
     same_file,
     verdict_lines,
 )
-from llkgen.entry import version_line
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats.load import load_level_ref
@@ -515,7 +515,8 @@ def verify_levels(
     Example: llkgen verify output/ --junit reports/llkgen.xml
     """
     from llkgen.execution import make_executor
-    from llkgen.jobs.check import CheckStatus, format_level, format_problem, verify_paths, write_junit
+    from llkgen.jobs.check import verify_paths
+    from llkgen.jobs.check_report import CheckStatus, format_level, format_problem, write_junit
 
     deadline = run_deadline(budget, scheduler)
     def show(res) -> None:

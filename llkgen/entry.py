@@ -11,23 +11,7 @@ from __future__ import annotations
 
 import sys
 
-
-def search_core() -> str:
-    """``"compiled"`` when the search core imports as a compiled extension module (a wheel
-    built with mypyc, see setup.py), else ``"pure Python"``. Found without importing it: the
-    module's spec names the file the import would load."""
-    from importlib.util import find_spec
-
-    spec = find_spec("llkgen.game.grid")
-    origin = (spec.origin or "") if spec is not None else ""
-    return "pure Python" if origin.endswith(".py") else "compiled"
-
-
-def version_line() -> str:
-    """``llkgen --version``: the version and which search core runs (compiled or pure Python)."""
-    from llkgen._version import __version__
-
-    return f"llkgen {__version__} (search core: {search_core()})"
+from llkgen._version import version_line
 
 
 def main() -> None:

@@ -481,7 +481,7 @@ def test_version_imports_no_cli_framework_and_not_the_core():
 
 
 def test_the_core_is_told_without_importing_it_as_importing_would_tell_it():
-    from llkgen.entry import search_core
+    from llkgen._version import search_core
     from llkgen.game import grid
 
     assert search_core() == ("pure Python" if grid.__file__.endswith(".py") else "compiled")

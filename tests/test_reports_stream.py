@@ -12,7 +12,8 @@ import pytest
 from test_ci_verify import GOOD, HARD, UNSOLVABLE, pack, write, write_pack_dir_of
 
 from llkgen.files import open_atomic
-from llkgen.jobs.check import report_json, verify_paths, write_junit
+from llkgen.jobs.check import verify_paths
+from llkgen.jobs.check_report import report_json, write_junit
 
 
 @pytest.fixture

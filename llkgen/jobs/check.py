@@ -65,325 +65,35 @@ what ``nodes`` makes them, unless the deadline stopped their search.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections import deque
 from contextlib import closing
-from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from llkgen.errors import (
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_UNKNOWN,
-    EXIT_UNSOLVABLE,
     BudgetExhausted,
     LevelFormatError,
     LlkgenError,
     budget_text,
 )
 from llkgen.execution.base import Executor, ProcessExecutor, out_of_time
-from llkgen.files import open_atomic
 from llkgen.formats.container import DIR_FORMATS, DirKind, PackFileError, dir_kind, is_pack_dir
-from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, parse_json_line, read_json
+from llkgen.formats.level import LEVEL_FORMAT, PACK_FORMAT, levels_from_json, read_json
 from llkgen.formats.load import iter_pack_dir
 from llkgen.game.board import Board, Rules
 from llkgen.game.referee import replay
-from llkgen.text import json_dumps, printable, xml_text
+from llkgen.jobs.check_report import REPLAY, SEARCH, CheckStatus, FileProblem, LevelResult, VerifyReport
+from llkgen.text import printable
 from llkgen.verifier import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, verify
 from llkgen.verifier.verdict import DEFAULT_NODES
 
-REPORT_FORMAT = "llkgen.verify-report/1"
-
-
-class CheckStatus(StrEnum):
-    """The outcome of checking a level (or, for ``invalid`` and ``skipped``, a file). A
-    ``StrEnum``, so it prints, compares and serialises as its value (``"ok"``): the reports
-    are unchanged by it."""
-
-    #: Certified, by ``replay`` or ``search``.
-    OK = "ok"
-    #: The search's budget ran out and no stored solution helped; or the run's time budget ran
-    #: out before the level (or the file) was checked.
-    UNKNOWN = "unknown"
-    #: The search proved the level cannot be cleared.
-    UNSOLVABLE = "unsolvable"
-    #: The stored solution does not replay, or contradicts the search.
-    FAILED = "failed"
-    #: A file could not be read or is not a valid level/pack file or pack directory.
-    INVALID = "invalid"
-    #: A file met in a searched folder that is not an llkgen level or pack; not checked.
-    SKIPPED = "skipped"
-
-    @property
-    def exit_code(self) -> int:
-        """The exit code this status forces (see the module docstring): 0 ok and skipped,
-        4 unknown, 3 unsolvable, 1 failed and invalid."""
-        return {CheckStatus.UNKNOWN: EXIT_UNKNOWN, CheckStatus.UNSOLVABLE: EXIT_UNSOLVABLE,
-                CheckStatus.FAILED: EXIT_FAILED, CheckStatus.INVALID: EXIT_FAILED}.get(self, EXIT_OK)
-
-
-#: The statuses a level can have (the others are a file's), in the order the counts list them.
-LEVEL_STATUSES = (CheckStatus.OK, CheckStatus.UNSOLVABLE, CheckStatus.UNKNOWN, CheckStatus.FAILED)
-#: How a level's result was reached: the referee replayed its stored solution, or the verifier
-#: searched it.
-REPLAY, SEARCH = "replay", "search"
-#: Exit codes from most to least severe.
-SEVERITY = (EXIT_FAILED, EXIT_UNSOLVABLE, EXIT_UNKNOWN, EXIT_OK)
 #: How long after the run's deadline the workers are stopped: each search stops itself at the
 #: deadline and reports how far it got, this is its time to hand the verdict back. The run's
 #: documented bound (the budget plus 0.5 s) leaves room for it and for writing the reports.
 STOP_GRACE = 0.2
-
-
-@dataclass
-class LevelResult:
-    """The outcome for one level.
-
-    ``method`` is ``replay`` when the stored solution decided the result (certified, or failed
-    because it does not replay) and ``search`` when the verifier did; ``stage`` is the
-    verifier stage that decided (empty when nothing was searched). ``verdict`` is the level's
-    verdict (``solvable``, ``unsolvable`` or ``unknown``), ``nodes`` the search nodes spent,
-    ``budget`` and ``seconds`` the search limits (``seconds``: the run's whole time budget).
-    ``solution`` is ``"none"``, ``"replays"`` or ``"fails"``, or ``"unchecked"`` for a level
-    the run's time budget left unchecked."""
-
-    label: str
-    file: str
-    status: CheckStatus
-    verdict: str
-    method: str
-    stage: str
-    nodes: int
-    budget: int
-    seconds: float | None
-    solution: str
-    detail: str
-
-    @property
-    def exit_code(self) -> int:
-        return self.status.exit_code
-
-
-@dataclass
-class FileProblem:
-    file: str
-    status: CheckStatus  # INVALID, SKIPPED, or UNKNOWN: not (fully) read before the time budget ran out
-    detail: str
-
-
-@dataclass
-class VerifyReport:
-    """The results of a run. The counts, the exit code and each file's tally are kept as
-    results arrive. Each level's result is kept in ``levels`` when ``keep_levels``, else
-    written to a nameless temporary file when ``spool`` (for the JSON and JUnit reports,
-    which read it back one level at a time), else not kept: a run that only prints lines, or
-    spools, holds nothing per level."""
-
-    levels: list[LevelResult] = field(default_factory=list)
-    problems: list[FileProblem] = field(default_factory=list)
-    files: int = 0
-    keep_levels: bool = True
-    spool: bool = False
-    tally: dict[CheckStatus, int] = field(default_factory=lambda: dict.fromkeys(LEVEL_STATUSES, 0))
-    methods: dict[str, int] = field(default_factory=lambda: {REPLAY: 0, SEARCH: 0})
-    suite_tally: dict[str, dict[str, int]] = field(default_factory=dict)
-    _spool: IO[str] | None = field(default=None, repr=False)
-
-    def add(self, result: LevelResult) -> None:
-        self.tally[result.status] += 1
-        if result.status == CheckStatus.OK:
-            self.methods[result.method] += 1
-        suite = self.suite_tally.setdefault(xml_text(result.file),
-                                            {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
-        suite["tests"] += 1
-        suite["failures"] += result.status != CheckStatus.OK
-        if self.keep_levels:
-            self.levels.append(result)
-        elif self.spool:
-            if self._spool is None:
-                self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")
-            # json.dumps escapes a lone surrogate in a label, so it is read back exactly.
-            self._spool.write(json.dumps(asdict(result)) + "\n")
-
-    @property
-    def checked(self) -> int:
-        return sum(self.tally.values())
-
-    @property
-    def invalid(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status == CheckStatus.INVALID]
-
-    @property
-    def skipped(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status == CheckStatus.SKIPPED]
-
-    @property
-    def unchecked(self) -> list[FileProblem]:
-        """The files the run's time budget left (partly) unread."""
-        return [p for p in self.problems if p.status == CheckStatus.UNKNOWN]
-
-    def counts(self) -> dict[str, int]:
-        out = {str(status): n for status, n in self.tally.items()}
-        out["invalid_files"] = len(self.invalid)
-        out["skipped_files"] = len(self.skipped)
-        return out
-
-    @property
-    def exit_code(self) -> int:
-        codes = {s.exit_code for s, n in self.tally.items() if n} | {p.status.exit_code for p in self.problems}
-        return next((c for c in SEVERITY if c in codes), 0)
-
-    def summary(self) -> str:
-        c = self.counts()
-        n = self.checked
-        by = f" ({self.methods[REPLAY]} by replay, {self.methods[SEARCH]} by search)" if c["ok"] else ""
-        text = (f"{n} level{'s' if n != 1 else ''} in {self.files} file{'s' if self.files != 1 else ''}: "
-                f"{c['ok']} certified{by}, {c['unsolvable']} unsolvable, {c['unknown']} unknown, "
-                f"{c['failed']} failed")
-        if c["invalid_files"]:
-            text += f"; {c['invalid_files']} invalid file{'s' if c['invalid_files'] != 1 else ''}"
-        if c["skipped_files"]:
-            text += f"; {c['skipped_files']} skipped"
-        if self.unchecked:
-            n = len(self.unchecked)
-            text += f"; {n} file{'s' if n != 1 else ''} not (fully) checked: the time budget ran out"
-        return text + f" (exit {self.exit_code})"
-
-    def lines(self) -> list[str]:
-        """One line per level, then one per invalid or skipped file."""
-        return [format_level(lv) for lv in self.results()] + [format_problem(p) for p in self.problems]
-
-    def results(self) -> Iterator[LevelResult]:
-        """Every level's result, in order: from ``levels``, or read back from the spool."""
-        if self._spool is None:
-            yield from self.levels
-            return
-        self._spool.flush()
-        self._spool.seek(0)
-        for line in self._spool:
-            fields = parse_json_line(line, "the verify spool")  # read back: strictly, like any input
-            assert isinstance(fields, dict), "the spool holds the objects this report wrote"
-            fields["status"] = CheckStatus(fields["status"])
-            yield LevelResult(**fields)
-        self._spool.seek(0, os.SEEK_END)
-
-    def close(self) -> None:
-        """Remove the spool file, if any (it is a nameless temporary file)."""
-        if self._spool is not None:
-            self._spool.close()
-            self._spool = None
-
-    def _head(self) -> dict:
-        return {
-            "format": REPORT_FORMAT,
-            "exit_code": self.exit_code,
-            "summary": self.counts() | {"levels": self.checked, "files": self.files,
-                                        "certified_by": dict(self.methods)},
-        }
-
-    def to_json(self) -> dict:
-        return self._head() | {"levels": [asdict(lv) for lv in self.results()],
-                               "files": [asdict(p) for p in self.problems]}
-
-    def json_chunks(self) -> Iterator[str]:
-        """:func:`report_json`'s text, piece by piece: one level at a time, so a spooled report
-        is written without holding its levels."""
-        if not self.checked:
-            yield json_dumps(self.to_json(), indent=2) + "\n"
-            return
-        sentinel = "@llkgen-levels@"
-        text = json_dumps(self._head() | {"levels": [sentinel], "files": [asdict(p) for p in self.problems]},
-                          indent=2) + "\n"
-        before, after = text.split(json_dumps(sentinel), 1)
-        yield before
-        # Each level as json_dumps(..., indent=2) would nest it: two levels deeper. A JSON
-        # string never holds a raw newline, so every newline is a line break of the layout.
-        for i, lv in enumerate(self.results()):
-            yield (",\n    " if i else "") + json_dumps(asdict(lv), indent=2).replace("\n", "\n    ")
-        yield after
-
-    def to_junit(self) -> str:
-        return "".join(self.junit_chunks())
-
-    def junit_chunks(self) -> Iterator[str]:
-        """JUnit XML: one testsuite per file, one testcase per level; unsolvable, unknown and
-        failed levels are failures, invalid files are errors, skipped files are skipped, files
-        the time budget left unchecked are failures. Each
-        level's testcase carries properties ``method`` (``replay`` or ``search``), ``verdict``
-        and ``nodes``, and its detail as ``system-out``. Yielded a testcase at a time: the
-        suites' counts are tallied as levels arrive, and a file's levels arrive together."""
-        # Ids and file names may hold characters XML cannot carry: each is shown as an escape.
-        problem_suites: dict[str, ET.Element] = {}
-        tally = {name: dict(t) for name, t in self.suite_tally.items()}
-        for p in self.problems:
-            file, detail = xml_text(p.file), xml_text(p.detail)
-            if file not in problem_suites:
-                problem_suites[file] = ET.Element("testsuite", name=file)
-                tally.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
-            case = ET.SubElement(problem_suites[file], "testcase", classname=file, name=file)
-            tally[file]["tests"] += 1
-            if p.status == CheckStatus.INVALID:
-                ET.SubElement(case, "error", type="invalid", message=detail).text = detail
-                tally[file]["errors"] += 1
-            elif p.status == CheckStatus.UNKNOWN:
-                ET.SubElement(case, "failure", type="unknown", message=detail).text = detail
-                tally[file]["failures"] += 1
-            else:
-                ET.SubElement(case, "skipped", message=detail)
-                tally[file]["skipped"] += 1
-        total = {k: sum(t[k] for t in tally.values()) for k in ("tests", "failures", "errors", "skipped")}
-        yield '<?xml version="1.0" encoding="utf-8"?>\n'
-        yield _start_tag(ET.Element("testsuites", {"name": "llkgen verify", **_str(total)})) + "\n"
-        current = None
-        for lv in self.results():
-            file, detail = xml_text(lv.file), xml_text(lv.detail)
-            if file != current:
-                if current is not None:
-                    yield "  </testsuite>\n"
-                current = file
-                yield "  " + _start_tag(ET.Element("testsuite", {"name": file, **_str(tally[file])})) + "\n"
-            case = ET.Element("testcase", classname=file, name=xml_text(lv.label))
-            props = ET.SubElement(case, "properties")
-            for key in ("method", "verdict", "nodes"):
-                ET.SubElement(props, "property", name=key, value=str(getattr(lv, key)))
-            if lv.status != CheckStatus.OK:
-                ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
-            else:
-                ET.SubElement(case, "system-out").text = detail
-            ET.indent(case, level=2)
-            yield "    " + ET.tostring(case, encoding="unicode") + "\n"
-        if current is not None:
-            yield "  </testsuite>\n"
-        for name, el in problem_suites.items():
-            for k, v in _str(tally[name]).items():
-                el.set(k, v)
-            ET.indent(el, level=1)
-            yield "  " + ET.tostring(el, encoding="unicode") + "\n"
-        yield "</testsuites>\n"
-
-
-def _str(counts: dict[str, int]) -> dict[str, str]:
-    return {k: str(v) for k, v in counts.items()}
-
-
-def _start_tag(el: ET.Element) -> str:
-    """The start tag of a childless element, as ElementTree writes it."""
-    return ET.tostring(el, encoding="unicode").removesuffix(" />") + ">"
-
-
-def format_level(lv: LevelResult) -> str:
-    return printable(f"{lv.status.upper() if lv.status != CheckStatus.OK else lv.status:<10} {lv.label}: {lv.detail}")
-
-
-def format_problem(p: FileProblem) -> str:
-    word = "skipped" if p.status == CheckStatus.SKIPPED else p.status.upper()
-    return printable(f"{word:<10} {p.file}: {p.detail}")
 
 
 # -- finding files -------------------------------------------------------------------------------
@@ -673,13 +383,3 @@ def verify_paths(paths: Iterable[str | os.PathLike], nodes: int | None = None, j
     return report
 
 
-def write_junit(report: VerifyReport, path: str | os.PathLike) -> Path:
-    """Write :meth:`VerifyReport.junit_chunks` to ``path`` atomically, piece by piece."""
-    with open_atomic(path) as f:
-        for chunk in report.junit_chunks():
-            f.write(chunk)
-    return Path(path)
-
-
-def report_json(report: VerifyReport) -> str:
-    return "".join(report.json_chunks())
