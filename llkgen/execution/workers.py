@@ -43,6 +43,7 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     parent = None if context.get_start_method() == "forkserver" else os.getpid()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                initargs=(parent,))
+    _quiet_when_stopped(pool)
     try:
         yield pool
     except BaseException:
@@ -59,12 +60,39 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     # Earlier versions have no public way to stop a running task; the worker table is the
     # executor's own, and it is only read here.
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool._llkgen_stopped = True  # type: ignore[attr-defined]  # read by _quiet_when_stopped
     pool.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
             p.terminate()
     for p in processes:
         p.join(5)
+    # Let the pool's own threads see the dead workers and finish before the caller goes on (and
+    # perhaps exits): a queue feeder still writing a call while the interpreter tears the pool
+    # down printed "OSError: [Errno 9] Bad file descriptor" once after a --budget stop.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(0.3)  # bounded: a --budget stop promises the prompt back within 0.5 s
+
+
+def _quiet_when_stopped(pool: ProcessPoolExecutor) -> None:
+    """Silence the pool's call-queue feeder once :func:`_terminate` has stopped the pool on
+    purpose: a call it was still handing to a worker that no longer exists fails with an OS
+    error that means nothing to the user (the run has already stopped and says why). Before
+    that, every feeder error is reported as the pool reports it (a call that cannot be pickled
+    fails its future). The queue is the executor's own; it is only wrapped here, before its
+    feeder thread starts (at the first call), which is when the thread binds this hook."""
+    queue = getattr(pool, "_call_queue", None)
+    report = getattr(queue, "_on_queue_feeder_error", None)
+    if queue is None or report is None:
+        return
+
+    def on_error(e: BaseException, obj: object) -> None:
+        if getattr(pool, "_llkgen_stopped", False) and isinstance(e, OSError):
+            return
+        report(e, obj)
+
+    queue._on_queue_feeder_error = on_error
 
 
 #: ``prctl`` option: the signal a process gets when its parent exits (linux/prctl.h).
