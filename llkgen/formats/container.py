@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable
 
 from llkgen.errors import LevelFormatError, OutputError
 from llkgen.files import TMP_SUFFIX, current_umask, hold, sweep_stale, temp_prefix
@@ -70,23 +70,19 @@ class PackIndex:
     format: str = PACKDIR_FORMAT
 
 
-class PackLayout(Protocol):
-    """One way of laying a pack out as a directory. ``format`` is its index's ``format``."""
+@dataclass(frozen=True)
+class PackLayout:
+    """One way of laying a pack out as a directory: ``format`` is its index's ``format``;
+    ``index_from_json(obj)`` validates a decoded ``index.json`` (raising
+    :class:`LevelFormatError`); ``read_part(file, part, ids)`` yields ``(index in the pack,
+    level)`` for every level of one part, checked against the index's ``ids`` (raising
+    :class:`PackFileError` naming the file, and line); ``write(path, header, levels)`` writes
+    a pack directory of this layout atomically (:func:`write_dir_atomic`)."""
 
     format: str
-
-    def index_from_json(self, obj: object) -> PackIndex:
-        """Validate a decoded ``index.json`` of this layout; raises :class:`LevelFormatError`."""
-        ...
-
-    def read_part(self, file: Path, part: PackPart, ids: list[str | None]) -> Iterator[tuple[int, Level]]:
-        """``(index in the pack, level)`` for every level of one part, checked against the
-        index's ``ids``; raises :class:`PackFileError` naming the file (and line)."""
-        ...
-
-    def write(self, path: str | os.PathLike, header: dict, levels: Iterable[Level | dict]) -> Path:
-        """Write a pack directory of this layout atomically (:func:`write_dir_atomic`)."""
-        ...
+    index_from_json: Callable[[object], PackIndex]
+    read_part: Callable[[Path, PackPart, list[str | None]], Iterator[tuple[int, Level]]]
+    write: Callable[[str | os.PathLike, dict, Iterable[Level | dict]], Path]
 
 
 class DirKind(Enum):

@@ -24,6 +24,7 @@ from llkgen.formats.container import (
     PACKDIR_FORMAT,
     PackFileError,
     PackIndex,
+    PackLayout,
     PackPart,
     check_header,
     open_part,
@@ -205,20 +206,5 @@ def write_pack_dir(path: str | os.PathLike, header: dict, levels: Iterable[Level
     return write_dir_atomic(path, fill)
 
 
-class _JsonLinesLayout:
-    """``llkgen.packdir/1`` as a :class:`~llkgen.formats.container.PackLayout`."""
-
-    format = PACKDIR_FORMAT
-
-    def index_from_json(self, obj: object) -> PackIndex:
-        return pack_index_from_json(obj)
-
-    def read_part(self, file: Path, part: PackPart, ids: list[str | None]) -> Iterator[tuple[int, Level]]:
-        return read_part(file, part, ids)
-
-    def write(self, path: str | os.PathLike, header: dict, levels: Iterable[Level | dict]) -> Path:
-        return write_pack_dir(path, header, levels)
-
-
 #: This layout, for :data:`llkgen.formats.load.LAYOUTS`.
-LAYOUT = _JsonLinesLayout()
+LAYOUT = PackLayout(PACKDIR_FORMAT, pack_index_from_json, read_part, write_pack_dir)

@@ -31,6 +31,7 @@ from llkgen.formats.container import (
     PACK_INDEX,
     PackFileError,
     PackIndex,
+    PackLayout,
     PackPart,
     check_header,
     open_part,
@@ -57,9 +58,11 @@ def level_file_name(level_id: object) -> str:
     return name
 
 
-def files_index_from_json(obj: dict) -> PackIndex:
+def files_index_from_json(obj: object) -> PackIndex:
     """Validate a decoded ``llkgen.pack-files/1`` index; raises :class:`LevelFormatError`
     naming the key. Each level file is a part of one level."""
+    if not isinstance(obj, dict):
+        raise LevelFormatError(f"expected an index object, found {describe_value(obj)}")
     for key in _INDEX_KEYS:
         if key not in obj:
             raise LevelFormatError(f"missing field {key!r}")
@@ -147,22 +150,5 @@ def write_pack_files(path: str | os.PathLike, header: dict, levels: Iterable[Lev
     return write_dir_atomic(path, fill)
 
 
-class _FilesLayout:
-    """``llkgen.pack-files/1`` as a :class:`~llkgen.formats.container.PackLayout`."""
-
-    format = PACK_FILES_FORMAT
-
-    def index_from_json(self, obj: object) -> PackIndex:
-        if not isinstance(obj, dict):
-            raise LevelFormatError(f"expected an index object, found {describe_value(obj)}")
-        return files_index_from_json(obj)
-
-    def read_part(self, file: Path, part: PackPart, ids: list[str | None]) -> Iterator[tuple[int, Level]]:
-        return file_level(file, part, ids)
-
-    def write(self, path: str | os.PathLike, header: dict, levels: Iterable[Level | dict]) -> Path:
-        return write_pack_files(path, header, levels)
-
-
 #: This layout, for :data:`llkgen.formats.load.LAYOUTS`.
-LAYOUT = _FilesLayout()
+LAYOUT = PackLayout(PACK_FILES_FORMAT, files_index_from_json, file_level, write_pack_files)
