@@ -42,6 +42,7 @@ ACCELERATED = [
     "llkgen/game/grid.py",
     "llkgen/game/gravity.py",
     "llkgen/game/playout.py",
+    "llkgen/analysis/players.py",
     "llkgen/verifier/lock.py",
     "llkgen/verifier/pairing.py",
     "llkgen/verifier/movesearch.py",

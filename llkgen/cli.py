@@ -553,14 +553,13 @@ def grade(
     as_json: bool = typer.Option(False, "--json", help="Print a llkgen.grade-report/1 JSON report instead of lines."),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=GRADE_BUDGET_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
-    se: Optional[float] = typer.Option(None, "--se", min=0.005, max=0.5, help=GRADE_SE_HELP),
+    precision: float = typer.Option(1.5, "--precision", metavar="POINTS", min=0.25, max=50, help=GRADE_SE_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json report)."),
 ) -> None:
     """Measure levels afresh, as make does, and print each metric with its standard error.
 
-    Per level: the difficulty score (the mean of 4 gradings), the random clear rate, the player
-    ladder's rates and tier, and the length in pairs, beside the pack's stored values and their
-    drift. Seeds come from --seed and each level's id, never from the pack: the same seed gives
+    Per level: the difficulty score with its standard error, the tier, every model player's
+    clear rate, and the length in pairs, beside the pack's stored values and their drift. Seeds come from --seed and each level's id, never from the pack: the same seed gives
     the same numbers, at any --jobs. Exit 0 when every level was measured; 4 if --budget ran out
     first (levels not reached are listed as not measured); 1 for invalid input.
 
@@ -569,7 +568,7 @@ def grade(
     from llkgen.jobs.grade import grade_levels, level_line, summary_line
 
     deadline, started = deadline_after(budget), time.perf_counter()
-    report = grade_levels(source, seed, target_se=se, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
+    report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
                           budget=budget, on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
     if as_json:
         _emit_json(report.to_json())

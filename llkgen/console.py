@@ -158,9 +158,15 @@ def load_moves(path: Path) -> list:
     return obj
 
 def level_line(lv) -> str:
-    m = lv.metrics
-    graded = (f"difficulty {m['difficulty']:>5.1f}  fatal_share {m['fatal_share']:.3f}  "
-              if "difficulty" in m else "")
+    """``make``'s line for a level: the difficulty with its standard error and the tier when
+    the player ladder measured it, then the measures every level has."""
+    m, players = lv.metrics, getattr(lv, "players", None)
+    graded = ""
+    if "difficulty" in m:
+        se = f" ± {m['difficulty_se']:.1f}" if "difficulty_se" in m else ""
+        graded = f"difficulty {m['difficulty']:>5.1f}{se}  "
+    if isinstance(players, dict) and "tier" in players:
+        graded += f"tier {players['tier']:<9}  "
     return (f"level {lv.index + 1:>3}  {graded}initial_moves {m['initial_moves']:>3}  "
             f"random_clear_rate {m['random_clear_rate']:.2f}  verify_nodes {m['verify_nodes']:>6}  "
             f"({plural(lv.attempts, 'attempt')})")
@@ -210,8 +216,8 @@ GRADE_SOURCE_HELP = "A level file, PACK.json#ID, a pack file or a pack directory
 GRADE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level reports what it "
                      "measured by then, levels not reached are not measured, exit 4. Makes the numbers "
                      "machine-dependent.")
-GRADE_SE_HELP = ("The standard error each clear rate is measured to (default 0.03): batches of 32 playthroughs "
-                 "until it is reached, at most 1024.")
+GRADE_SE_HELP = ("The standard error the difficulty score is measured to, in points (default 1.5, as make "
+                 "does): batches of 32 playthroughs until it is reached, at most 1024 per model player.")
 
 #: ``--budget`` of ``make`` and ``merge``, which write nothing unless they finish.
 WRITE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command; when it runs out nothing is written "

@@ -18,6 +18,8 @@ DEFAULTS = {
     "generator": "{strategy: shuffle, max_attempts: 50}",
     "difficulty": "{initial_moves: [2, null], playthroughs: 8}",
     "verify": "{nodes: 20000}",
+    "grading": None,
+    "ramp": None,
     "export": "{path: tiny.json}",
 }
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from llkgen import __version__
+from llkgen.analysis.ladder import TIERS
 from llkgen.errors import GenerationError
 from llkgen.formats.level import dumps, pack_to_json
 from llkgen.formats.load import load_pack
@@ -61,7 +62,9 @@ def test_pack_contents(made):
     assert [lv["id"] for lv in obj["levels"]] == ["exp-1", "exp-2", "exp-3"]
     for lv, gen in zip(obj["levels"], result.levels):
         assert list(lv) == ["format", "id", "rows", "cols", "grid", "rules", "seed", "metrics",
-                            "certificate", "solution"]
+                            "certificate", "players", "solution"]
+        assert list(lv["metrics"])[-3:] == ["difficulty", "difficulty_se", "pairs"]
+        assert lv["players"] == gen.players and lv["players"]["tier"] in TIERS
         assert lv["seed"] == gen.seed
         assert lv["certificate"]["verdict"] == "solvable"
         assert lv["certificate"]["method"] == lv["certificate"]["stats"]["stage"] != ""

@@ -118,7 +118,7 @@ def test_the_flat_shape(made):
     nested = json.loads(made["nested", "pack"].read_bytes())["levels"][0]
     flat = json.loads(made["flat", "pack"].read_bytes())["levels"][0]
     assert list(flat) == ["format", "id", "rows", "cols", "cells", "rules", "seed", "metrics", "certificate",
-                          "solution"]
+                          "players", "solution"]
     assert flat["format"] == FLAT_LEVEL_FORMAT and "grid" not in flat
     cols = flat["cols"]
     assert flat["cells"] == [v for row in nested["grid"] for v in row]

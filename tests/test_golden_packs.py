@@ -21,15 +21,15 @@ DATA = Path(__file__).parent / "data" / "golden"
 
 #: spec (a shipped name or a file under tests/data/golden), level count -> sha256 of the pack.
 PINNED = {
-    ("easy", 3): "230fe31fb3cfaf2d95abd1889b9bf18482ce19ff687a44b7096ac05979bbb176",
-    ("medium", 2): "28fe57386f29186e87c2f4c97f815c8e12d4a2431e86be1fd3085ca88b86abed",
-    ("hard", 1): "f23c762a1f84caad76aa29dec9774decbe09260d26eb5e9f417144a1b69f63b5",
-    ("gravity", 1): "f779b4ed1245003c4eb46166ebc5a14b45b47579183a1fa703612a90c313fda9",
-    ("ramp", 2): "c0b90e6fe5050ca574fb2fc46c37a238b6978097bdf966da28c29447f73ad7b4",
-    ("shapes", 3): "a33c477c6e85ec193faf3550398fa0fb3913889f3fc16ec8181a1e2903bc4dd5",
-    ("viewer-demo", 3): "2a9146dd5c7737c53af5c7fa19a6a5e27d8793b1e51334e9b26b8cc3cb929a89",
-    ("walls-gravity.yaml", 3): "bae3a51ff044a94fe09770ffa078869c189f9a3d4d19c944aa9003a778e0b144",
-    ("walls-files.yaml", 3): "856a09009c699591b7832299a6812be2d1d1bcb6d13f7a8a4436e14d5a492997",
+    ("easy", 3): "7bc634a1b02cf306ce1738b0fc3e9c0b3a467f6096dd0022ac955cdba70c046e",
+    ("medium", 2): "f88d3acf6c1f171476d8c8b32e8fe99040ba809ab44bf37837f3784a21d44116",
+    ("hard", 1): "f0c7e608ad888d39c129210cbd53cc6a8598a39afa6578905a20221c8f3726f7",
+    ("gravity", 1): "b9018f1635d081bfa4d5155e41f8b566d72baf074daf89243836e48276290659",
+    ("ramp", 2): "3320d92ca6d12090576a30b1b7886042d1823156f80cea24cb459d218e2b08a1",
+    ("shapes", 3): "56da1e71d9a1bcdd1508f6288be9dfbefb350e4df6ca07ee975af5d49f1bb02f",
+    ("viewer-demo", 3): "e0fedf0765a624aaa26b15e53cb31420d9979215d7f90c52a44bfa0e2048b1f4",
+    ("walls-gravity.yaml", 3): "5a68f3d2eb5b55cca4a7c562465757b7a4f5882125a2333d4aa5e0e7c1cc47c1",
+    ("walls-files.yaml", 3): "c8a2f1efaaf5344828f9a560ab98449fffc9450eb251875983a65719de4ea749",
 }
 
 _VERSION = re.compile(rb"llkgen \d+\.\d+\.\d+[^\"]*")

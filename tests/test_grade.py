@@ -8,7 +8,8 @@ import math
 import pytest
 
 import llkgen
-from llkgen.analysis.audit import GRADINGS, audit_seed, regrade
+from llkgen.analysis.audit import audit_seed, regrade
+from llkgen.analysis.ladder import TIERS
 from llkgen.analysis.metrics import random_clear_rate
 
 from cli_runner import run_cli_in_process
@@ -36,26 +37,31 @@ def _report(cli, *argv):
 
 def test_report_shape_errors_and_stored_values(cli, pack_path):
     rep = _report(cli, pack_path)
-    assert rep["format"] == "llkgen.grade-report/1" and rep["seed"] == 0
+    assert rep["format"] == "llkgen.grade-report/2" and rep["seed"] == 0 and rep["precision"] == 1.5
     stored = json.loads(pack_path.read_text())["levels"]
     assert [lv["id"] for lv in rep["levels"]] == [lv["id"] for lv in stored]
     for lv, old in zip(rep["levels"], stored):
         assert lv["status"] == "measured"
-        assert lv["pairs"] == sum(x > 0 for row in old["grid"] for x in row) // 2
-        rate = lv["random_clear_rate"]
-        assert rate["runs"] >= 32 and 0 < rate["se"] <= 0.03 or rate["runs"] == 1024
-        assert lv["players"]["random"] == rate
-        assert set(lv["players"]) == {"random", "nearest", "lookahead", "careful", "deep"}
-        assert all(e["se"] > 0 and e["runs"] >= 32 for e in lv["players"].values())
-        assert isinstance(lv["tier"], str)
+        assert lv["pairs"] == sum(x > 0 for row in old["grid"] for x in row) // 2 == old["metrics"]["pairs"]
+        rates = lv["players"]["clear_rates"]
+        assert lv["random_clear_rate"] == rates["random"]
+        assert set(rates) == {"random", "nearest", "lookahead", "careful", "deep"}
+        assert all(e["se"] > 0 and e["runs"] >= 32 for e in rates.values())
+        assert lv["tier"] == lv["players"]["tier"] and lv["tier"] in TIERS
         d = lv["difficulty"]
-        assert d["samples"] == GRADINGS and d["se"] > 0 and 0 <= d["value"] <= 100
-        # stored beside fresh, and the drift between them
+        assert 0 < d["se"] <= 1.5 and 0 <= d["value"] <= 100
+        assert d["runs"] == sum(e["runs"] for e in rates.values())
+        # the score is 100 x the mean fail rate of the models
+        assert d["value"] == pytest.approx(100 * sum(1 - e["rate"] for e in rates.values()) / 5, abs=0.02)
+        # stored beside fresh, and the drift between them, judged with both errors
         assert lv["stored"]["difficulty"] == old["metrics"]["difficulty"]
+        assert lv["stored"]["difficulty_se"] == old["metrics"]["difficulty_se"]
         assert lv["stored"]["random_clear_rate"] == old["metrics"]["random_clear_rate"]
+        assert lv["stored"]["tier"] == old["players"]["tier"]
         drift = lv["drift"]["difficulty"]
-        assert drift["value"] == pytest.approx(d["value"] - old["metrics"]["difficulty"], abs=1e-3)
-        assert drift["se"] > d["se"] and drift["moved"] == (abs(drift["value"]) > 2 * drift["se"])
+        assert drift["value"] == pytest.approx(d["value"] - old["metrics"]["difficulty"], abs=0.02)
+        assert drift["se"] == pytest.approx(math.hypot(d["se"], old["metrics"]["difficulty_se"]), abs=0.01)
+        assert drift["moved"] == (abs(drift["value"]) > 2 * drift["se"])
     assert rep["summary"]["measured"] == 2 and rep["summary"]["not_measured"] == 0
 
 
@@ -116,7 +122,7 @@ def test_fresh_random_rate_agrees_with_a_big_independent_measurement(pack_path):
     levels = llkgen.load_pack(pack_path).levels
     best = None
     for i, lv in enumerate(levels):
-        audit = regrade(lv, 11, gradings=1, index=i)
+        audit = regrade(lv, 11, index=i)
         if best is None or abs(audit.random_clear_rate.rate - 0.5) < abs(best[1].random_clear_rate.rate - 0.5):
             best = (lv, audit)
     assert best is not None

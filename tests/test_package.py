@@ -293,3 +293,6 @@ def test_the_installed_wheel_runs_every_help_example_with_no_source_tree(which, 
     _run(["llkgen", "make", "--config", "my-levels.yaml", "--count", "3", "--jobs", "2"], cwd=work, env=env)
     r = _run(["llkgen", "verify", "output/my-levels.json", "--json"], cwd=work, env=env)
     assert json.loads(r.stdout)["summary"]["ok"] == 3
+    # Measurements come back from worker processes pickled (a compiled frozen class would not).
+    r = _run(["llkgen", "grade", "output/my-levels.json", "--jobs", "2", "--json"], cwd=work, env=env)
+    assert json.loads(r.stdout)["summary"]["measured"] == 3

@@ -173,8 +173,8 @@ def test_a_journalled_level_that_fails_its_replay_is_made_again(tmp_path, monkey
     bad_move = json.loads(json.dumps(levels[0]))
     bad_move["solution"][0] = [[0, 0], [0, 0]]
     lines = [record_line({"index": 0, "attempts": 1, "level": bad_move}),
-             record_line({"index": 1, "attempts": 1, "level": levels[1]}).replace('"fatal_share":', '"fatal_share":NaN,'
-                                                                                 '"x":', 1),
+             record_line({"index": 1, "attempts": 1, "level": levels[1]}).replace(
+                 '"difficulty_se":', '"difficulty_se":NaN,"x":', 1),
              record_line({"index": 2, "attempts": 1, "level": levels[2]})]
     journal = _journal_of(tmp_path, s, levels, lines)
     calls: list[int] = []

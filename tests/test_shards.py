@@ -176,7 +176,7 @@ def test_merge_replays_every_stored_solution(made, tmp_path):
         merge_shards([shards[0], short, shards[2]], out)
     # NaN is not JSON: the pack would not be either.
     nan = tmp_path / "nan.jsonl"
-    nan.write_text(shards[1].read_text("utf-8").replace('"fatal_share":', '"fatal_share":NaN,"x":', 1), "utf-8")
+    nan.write_text(shards[1].read_text("utf-8").replace('"difficulty_se":', '"difficulty_se":NaN,"x":', 1), "utf-8")
     with pytest.raises(LevelFormatError, match=r"nan.jsonl line 2: bad JSON.*NaN"):
         merge_shards([shards[0], nan, shards[2]], out)
     assert not out.exists()

@@ -2,7 +2,8 @@
 
 ``tests/test_package.py`` runs this script twice: with the wheel it builds (whose search core
 is compiled, see setup.py) and with the source tree (pure Python). The two outputs must be
-identical: the same verdicts, witnesses, stages and node counts, the same forward play. It
+identical: the same verdicts, witnesses, stages and node counts, the same forward play and
+model players' clear rates. It
 imports nothing but llkgen and the standard library, so it runs in a user's venv.
 
     python tests/verdict_dump.py            # prints the lines; says on stderr which build ran
@@ -11,12 +12,14 @@ imports nothing but llkgen and the standard library, so it runs in a user's venv
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import sys
 
 import numpy as np
 
 import llkgen.game.grid
+from llkgen.analysis.difficulty import measure
 from llkgen.analysis.metrics import random_clear_rate
 from llkgen.game.board import Board, Rules
 from llkgen.game.playout import Playout, random_playthrough
@@ -76,6 +79,10 @@ def main() -> None:
         rngp = np.random.default_rng(np.random.SeedSequence(i))
         cleared, moves = random_playthrough(Playout(board, rules), rules, rngp)
         print(json.dumps(["playout", i, rules.gravity.value, rate, cleared, moves]))
+        # The model players (compiled in the wheel) and the measurement built on them; the
+        # measurement is pickled, as it is when it comes back from a worker process.
+        d = pickle.loads(pickle.dumps(measure(board, rules, i, stream=i % 2, precision=6.0)))
+        print(json.dumps(["ladder", i, rules.gravity.value, d.score, d.se, d.players_json()]))
     compiled = not llkgen.game.grid.__file__.endswith(".py")
     print(f"search core: {'compiled' if compiled else 'pure Python'} ({llkgen.game.grid.__file__})",
           file=sys.stderr)

@@ -10,7 +10,8 @@
 * ``verify_nodes``: the search nodes the verifier spent (``verdict.stats["nodes"]``); a count,
   not a time, so it is deterministic. It measures the certifying search, which the
   construction order guides on constructive levels, so it says little about how hard a level
-  plays; the exact metrics and the ``difficulty`` score are in :mod:`llkgen.analysis.grading`.
+  plays; the ``difficulty`` score, the tier and the model players' clear rates are in
+  :mod:`llkgen.analysis.difficulty`.
 
 Lower ``initial_moves`` and ``random_clear_rate`` mean harder.
 

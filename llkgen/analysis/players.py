@@ -73,52 +73,20 @@ often *above* the filtering models. Under gravity ``careful`` is the clear step 
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
 
+from llkgen.analysis.estimate import Estimate, standard_error  # re-exported here
+from llkgen.analysis.ladder import HINT, MODELS  # weak -> strong; re-exported here
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.playout import Pair, Playout
 
-MODELS: tuple[str, ...] = ("random", "nearest", "lookahead", "careful", "deep")  # weak -> strong
-
-#: The tier of a level that no model clears reliably: a player needs hints.
-HINT = "hint"
-
 #: The first spawn key of the players' seeds, distinct from the random playthroughs of
 #: :mod:`llkgen.analysis.metrics` (spawn key ``(k,)``) and from
-#: :data:`llkgen.analysis.grading.GRADE_KEY` (``1 << 20``).
+#: the audit's (:data:`llkgen.analysis.audit.AUDIT_KEY`, ``3 << 20``).
 PLAYERS_KEY = 2 << 20
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A measured clear rate: ``cleared`` of ``runs`` playthroughs, ``rate = cleared / runs``,
-    and ``se`` its standard error by the Agresti-Coull adjustment, ``sqrt(p~ (1 - p~) /
-    (runs + 4))`` with ``p~ = (cleared + 2) / (runs + 4)``: never 0, so that 0 of 32 and 32 of
-    32 still carry their uncertainty."""
-
-    rate: float
-    se: float
-    runs: int
-    cleared: int
-
-    @classmethod
-    def of(cls, cleared: int, runs: int) -> "Estimate":
-        return cls(rate=cleared / runs if runs else 0.0, se=standard_error(cleared, runs),
-                   runs=runs, cleared=cleared)
-
-    def to_json(self) -> dict:
-        return {"rate": round(self.rate, 4), "se": round(self.se, 4), "runs": self.runs}
-
-
-def standard_error(cleared: int, runs: int) -> float:
-    """The Agresti-Coull standard error of ``cleared / runs`` (see :class:`Estimate`)."""
-    p = (cleared + 2) / (runs + 4)
-    return math.sqrt(p * (1 - p) / (runs + 4))
 
 
 # -- checks on a position -----------------------------------------------------------------------
@@ -245,7 +213,8 @@ def play(model: str, start: Playout, rng: np.random.Generator,
 
 # -- measuring --------------------------------------------------------------------------------
 
-def _rng(seed: int, stream: int, model: str, k: int) -> np.random.Generator:
+def run_rng(seed: int, stream: int, model: str, k: int) -> np.random.Generator:
+    """The generator of playthrough ``k`` of ``model`` on ``stream`` (see the module docstring)."""
     return np.random.default_rng(
         np.random.SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, MODELS.index(model), k)))
 
@@ -264,7 +233,7 @@ def _measure(model: str, start: Playout, seed: int, stream: int, target_se: floa
     runs = cleared = 0
     while True:
         for k in range(runs, min(runs + min_runs, max_runs)):
-            cleared += play(model, start, _rng(seed, stream, model, k))
+            cleared += play(model, start, run_rng(seed, stream, model, k))
         runs = min(runs + min_runs, max_runs)
         if (standard_error(cleared, runs) <= target_se or runs >= max_runs
                 or (deadline is not None and time.perf_counter() > deadline)):
@@ -309,5 +278,5 @@ def tier(rates: dict[str, Estimate], reliably: float = 0.8) -> str:
     return HINT
 
 
-__all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "clear_rate",
+__all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "run_rng", "clear_rate",
            "clear_rates", "tier"]

@@ -17,10 +17,18 @@ levels leaves the earlier ones unchanged, and worker processes return identical 
 order. All limits are counts -- attempts, reshuffles, verifier nodes -- never seconds.
 
 Each attempt is one :class:`Candidate` through a line of stages, as in the verifier's portfolio:
-build it (deal or construct), the cheap filters (``initial_moves``, the random clear rate, the
-bounds of the difficulty score), certification (replay the construction, verify), the
-``verify_nodes`` filter, then grading. The first stage to reject the candidate ends the
-attempt and says why; a candidate that no stage rejects is the level.
+build it (deal or construct), the cheap filters (``initial_moves``, the random clear rate),
+certification (replay the construction, verify), the ``verify_nodes`` filter, then the player
+ladder (:mod:`llkgen.analysis.difficulty`: the score with its error, the tier, the models'
+clear rates). The first stage to reject the candidate ends the attempt and says why; a
+candidate that no stage rejects is the level.
+
+No winner's curse: a level that must meet a target on the ladder (a score window, a ramp, a
+tier or a clear-rate window) is measured once to be selected, then measured again on a fresh,
+independent seed stream; the kept numbers are the fresh ones, and they must meet the target
+too. Keeping the first measurement would keep the candidates whose noise happened to land in
+the window: the kept values would be biased towards the window, and a re-measurement would
+scatter out of it.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from typing import Callable
 
 import numpy as np
 
-from llkgen.analysis.grading import difficulty_score, grade, score_bounds
+from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, TIERS, Difficulty, measure
 from llkgen.analysis.metrics import clear_rate_within, initial_moves, verify_nodes
 from llkgen.errors import GenerationError
 from llkgen.execution.base import Executor, ProcessExecutor
@@ -73,6 +81,9 @@ class GeneratedLevel:
     certificate: dict
     solution: list
     attempts: int
+    #: The ladder's tier and clear rates (:meth:`Difficulty.players_json`); ``None`` when the
+    #: spec's grading is off.
+    players: dict | None = None
 
 
 @dataclass
@@ -83,7 +94,8 @@ class _Tally:
     unknown: int = 0
     stuck: int = 0
     outside: dict = field(default_factory=dict)  # metric -> count
-    scores: list = field(default_factory=list)  # difficulty scores graded and rejected
+    scores: list = field(default_factory=list)  # difficulty scores measured and rejected
+    fresh: int = 0  # selected by the first measurement, rejected by the fresh one
 
     def reject(self, metric: str) -> None:
         self.outside[metric] = self.outside.get(metric, 0) + 1
@@ -99,11 +111,15 @@ class _Tally:
         out = f"{n_out} outside the difficulty range"
         if n_out:
             targets = spec.targets(index)
+            tiers = spec.tiers(index, TIERS)
             out += " (" + ", ".join(
-                f"{m} not in {_fmt_range(targets[m])}: {n}" for m, n in self.outside.items()
+                (f"tier not {' or '.join(tiers or ())}" if m == "tier" else f"{m} not in {_fmt_range(targets[m])}")
+                + f": {n}" for m, n in self.outside.items()
             ) + ")"
+        if self.fresh:
+            out += f", of which {self.fresh} passed a first measurement but not the fresh re-measurement"
         if self.scores:
-            out += f"; the graded scores ranged {min(self.scores):g}..{max(self.scores):g}"
+            out += f"; the measured scores ranged {min(self.scores):.1f}..{max(self.scores):.1f}"
         parts.append(out)
         return ", ".join(parts)
 
@@ -163,6 +179,7 @@ class Candidate:
     play: Playout
     metrics: dict = field(default_factory=dict)
     verdict: Verdict | None = None
+    difficulty: Difficulty | None = None
 
 
 class _Attempts:
@@ -183,6 +200,11 @@ class _Attempts:
         self.rules = spec.rules
         self.targets = spec.targets(index)
         self.window = self.targets.get("difficulty")
+        self.tiers = spec.tiers(index, TIERS)
+        self.graded = spec.graded()
+        #: Each targeted model's clear-rate precision, so its window is judged at that error.
+        self.rate_se = {k.removeprefix("clear_rate."): spec.grading.rate_precision
+                        for k in self.targets if k.startswith("clear_rate.")}
         self.nodes = spec.verify.nodes
         self.budget = Budget(nodes=self.nodes)
         self.tally = _Tally()
@@ -192,8 +214,10 @@ class _Attempts:
         """The current candidate as a level, once every stage has passed it."""
         c = self.candidate
         assert c.verdict is not None  # certify() passed it, so it holds a solvable verdict
+        c.metrics["pairs"] = c.board.tile_count // 2  # the level's length, beside its difficulty
         return GeneratedLevel(self.index, self.seed, c.board, self.rules, c.metrics,
-                              _certificate(c.verdict, self.nodes), c.verdict.solution, attempt)
+                              _certificate(c.verdict, self.nodes), c.verdict.solution, attempt,
+                              None if c.difficulty is None else c.difficulty.players_json())
 
     def where(self) -> str:
         return f"level {self.index + 1} (seed {self.seed})"
@@ -242,18 +266,6 @@ class _Attempts:
         c.metrics["random_clear_rate"] = rate
         return None
 
-    def score_bound(self) -> str | None:
-        """Reject a candidate whose score bounds miss the difficulty window: no grading can
-        bring it into the window."""
-        window = self.window
-        if window is None:
-            return None
-        low, high = score_bounds(self.candidate.metrics["random_clear_rate"], self.candidate.board.tile_count // 2)
-        if (window.high is not None and low > window.high) or (window.low is not None and high < window.low):
-            self.tally.reject("difficulty")
-            return "difficulty"
-        return None
-
     def certify(self) -> str | None:
         """Replay the constructive order (if any), then verify; only a solvable verdict goes on.
         Raises :class:`InternalError` if the construction's claim fails."""
@@ -285,22 +297,49 @@ class _Attempts:
         c.metrics["verify_nodes"] = verify_nodes(c.verdict)
         return self.outside("verify_nodes")
 
-    def grade(self) -> str | None:
-        """The graded metrics and the difficulty score (only when the spec grades), which must
-        lie in the difficulty window."""
-        spec, c = self.spec, self.candidate
-        if not spec.grading.playthroughs:
+    def ladder(self) -> str | None:
+        """The player ladder's measurement (when the spec grades): the score with its error,
+        the tier and the clear rates, which must meet the spec's targets on them. With such a
+        target, a candidate that meets it is measured again on a fresh seed stream, and only
+        the fresh numbers are kept, if they meet it too (see the module docstring)."""
+        if not self.spec.grading.enabled:
             return None
-        assert c.verdict is not None  # certify() ran first
-        graded = grade(c.board, self.rules, playthroughs=spec.grading.playthroughs, nodes=spec.grading.nodes,
-                       seed=self.seed, witness=[(m.a, m.b) for m in c.verdict.moves])
-        c.metrics.update(graded.metrics())
-        score = difficulty_score(c.metrics, c.board.tile_count // 2)
-        c.metrics["difficulty"] = score
-        if self.window is not None and not self.window.contains(score):
+        first = self._measure(FIRST_STREAM)
+        rejected = self._judge(first)
+        if rejected or not self.graded:
+            self._keep(first)
+            return rejected
+        fresh = self._measure(FRESH_STREAM)
+        rejected = self._judge(fresh)
+        if rejected:
+            self.tally.fresh += 1
+        self._keep(fresh)
+        return rejected
+
+    def _measure(self, stream: int) -> Difficulty:
+        g, window = self.spec.grading, self.window
+        return measure(self.candidate.play, self.rules, self.seed, stream=stream, precision=g.precision,
+                       max_runs=g.max_runs, rate_se=self.rate_se,
+                       window=None if window is None else (window.low, window.high))
+
+    def _keep(self, d: Difficulty) -> None:
+        c = self.candidate
+        c.difficulty = d
+        c.metrics.update(d.metrics())
+
+    def _judge(self, d: Difficulty) -> str | None:
+        """Why ``d`` misses a target (counted in the tally), or ``None``."""
+        if self.window is not None and not self.window.contains(d.score):
             self.tally.reject("difficulty")
-            self.tally.scores.append(score)
+            self.tally.scores.append(d.score)
             return "difficulty"
+        if self.tiers is not None and d.tier not in self.tiers:
+            self.tally.reject("tier")
+            return "tier"
+        for key, r in self.targets.items():
+            if key.startswith("clear_rate.") and not r.contains(d.rate(key.removeprefix("clear_rate."))):
+                self.tally.reject(key)
+                return key
         return None
 
 
@@ -311,8 +350,8 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     ``spec.generator.max_attempts`` rejected candidates, saying why they were rejected."""
     run = _Attempts(spec, index)
     for attempt in range(1, spec.generator.max_attempts + 1):
-        rejected = (run.build() or run.initial_moves() or run.clear_rate() or run.score_bound() or run.certify()
-                    or run.verify_nodes() or run.grade())
+        rejected = (run.build() or run.initial_moves() or run.clear_rate() or run.certify()
+                    or run.verify_nodes() or run.ladder())
         if not rejected:
             return run.level(attempt)
     raise GenerationError(

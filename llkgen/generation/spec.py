@@ -33,6 +33,7 @@ import re
 from importlib import resources
 from typing import Any, NoReturn, Sequence
 
+from llkgen.analysis.ladder import BATCH, MODELS, TIERS
 from llkgen.errors import SpecError
 from llkgen.files import read_bounded
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GRID_SHAPES, LAYOUTS, GridShape, Layout
@@ -45,6 +46,8 @@ from llkgen.generation.spec_model import (
     MAX_COUNT,
     MAX_SEED,
     METRICS,
+    RAMP_SCORE,
+    RAMP_TIER,
     STRATEGIES,
     BoardSpec,
     DifficultySpec,
@@ -85,7 +88,13 @@ __all__ = [
 
 MAX_ATTEMPTS = 1_000_000
 MAX_PLAYTHROUGHS = 100_000
-MAX_GRADING_PLAYTHROUGHS = 1_000
+#: The finest precisions a spec may ask for (the score's in points, a clear rate's), and the
+#: most playthroughs per model.
+MIN_PRECISION = 0.25
+MIN_RATE_PRECISION = 0.005
+MAX_RUNS_LIMIT = 1 << 20
+#: A target window's half-width must be at least this many standard errors of its measurement.
+WINDOW_SE = 2.0
 MAX_VERIFY_NODES = 10**9
 #: A spec is a few dozen lines; refusing megabytes keeps the pure-Python YAML parser fast.
 MAX_SPEC_BYTES = 1 << 20
@@ -344,12 +353,12 @@ def _check_tiles(ck: _Checker, value: Any, tile_cells: int, cells_desc: str) -> 
     return tiles
 
 
-def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRange | None:
+def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str, top: float | None = None) -> MetricRange | None:
     raw = m.get(metric)
     if raw is None:
         return None
     mpath = path + (metric,)
-    top = {"random_clear_rate": 1, "score": 100}.get(metric)
+    top = top if top is not None else {"random_clear_rate": 1, "score": 100}.get(metric)
     is_rate = top is not None
     what = f"a number in 0..{top}" if is_rate else "an integer >= 0"
     if not isinstance(raw, list) or len(raw) != 2:
@@ -369,33 +378,126 @@ def _check_range(ck: _Checker, m: dict, path: KeyPath, metric: str) -> MetricRan
     return MetricRange(low, high)
 
 
+def _number(ck: _Checker, m: dict, path: KeyPath, key: str, lo: float, hi: float, default: float) -> float:
+    v = m.get(key, default)
+    if not _is_number(v) or not lo <= v <= hi:
+        ck.expected(path + (key,), f"a number in {lo:g}..{hi:g}", v)
+    return float(v)
+
+
+def _check_tiers(ck: _Checker, m: dict, path: KeyPath) -> tuple[str, ...] | None:
+    """``tier``: one tier name, or a list of them (any of which is accepted)."""
+    raw = m.get("tier")
+    if raw is None:
+        return None
+    values = raw if isinstance(raw, list) else [raw]
+    if not values:
+        ck.expected(path + ("tier",), "a tier name or a non-empty list of them", raw)
+    for i, v in enumerate(values):
+        where = path + (("tier", ListIndex(i)) if isinstance(raw, list) else ("tier",))
+        if not isinstance(v, str) or v not in TIERS:
+            ck.expected(where, "a tier: one of " + ", ".join(TIERS), v)
+    return tuple(t for t in TIERS if t in values)
+
+
+def _check_clear_rates(ck: _Checker, m: dict, path: KeyPath) -> tuple[tuple[str, MetricRange], ...]:
+    """``clear_rate``: ``{model: [min, max]}``, rates in 0..1, kept in ladder order."""
+    raw = m.get("clear_rate")
+    if raw is None:
+        return ()
+    cpath = path + ("clear_rate",)
+    cm = ck.section(raw, cpath, MODELS)
+    out = []
+    for model in MODELS:
+        if model in cm:
+            r = _check_range(ck, cm, cpath, model, top=1)
+            if r is not None:
+                out.append((model, r))
+    return tuple(out)
+
+
 def _check_difficulty(ck: _Checker, value: Any) -> DifficultySpec:
     path = ("difficulty",)
-    m = ck.section(value, path, METRICS + ("score", "playthroughs"))
+    m = ck.section(value, path, METRICS + ("score", "playthroughs", "tier", "clear_rate"))
     ranges = {metric: _check_range(ck, m, path, metric) for metric in METRICS + ("score",)}
     playthroughs = ck.integer(m, path, "playthroughs", 1, MAX_PLAYTHROUGHS, default=32)
-    return DifficultySpec(**ranges, playthroughs=playthroughs)
+    return DifficultySpec(**ranges, playthroughs=playthroughs, tier=_check_tiers(ck, m, path),
+                          clear_rate=_check_clear_rates(ck, m, path))
+
+
+#: Keys of the exact grading the player ladder replaced, and what to write instead.
+_RETIRED_GRADING = {
+    "playthroughs": "the score is now measured by model players to a set error: use grading.precision "
+                    "(points, default 1.5), or grading.enabled: false to skip it",
+    "nodes": "the score no longer labels moves with the verifier: remove it (grading.precision sets "
+             "how precisely the score is measured)",
+}
 
 
 def _check_grading(ck: _Checker, value: Any) -> GradingSpec:
     path = ("grading",)
-    m = ck.section(value, path, ("playthroughs", "nodes"))
-    return GradingSpec(playthroughs=ck.integer(m, path, "playthroughs", 0, MAX_GRADING_PLAYTHROUGHS, default=2),
-                       nodes=ck.integer(m, path, "nodes", 1, MAX_VERIFY_NODES, default=20_000))
+    if isinstance(value, dict):
+        for key, why in _RETIRED_GRADING.items():
+            if key in value:
+                ck.fail_at(path + (key,), f"grading.{key}: no longer a spec key: {why}")
+    m = ck.section(value, path, ("enabled", "precision", "rate_precision", "max_runs"))
+    return GradingSpec(enabled=ck.boolean(m, path, "enabled", True),
+                       precision=_number(ck, m, path, "precision", MIN_PRECISION, 50, 1.5),
+                       rate_precision=_number(ck, m, path, "rate_precision", MIN_RATE_PRECISION, 0.5, 0.03),
+                       max_runs=ck.integer(m, path, "max_runs", BATCH, MAX_RUNS_LIMIT, default=1024))
 
 
 def _check_ramp(ck: _Checker, value: Any) -> RampSpec | None:
     if value is None:
         return None
     path = ("ramp",)
-    m = ck.section(value, path, ("from", "to", "tolerance"), required=("from", "to"))
-    bounds = []
-    for key, lo in (("from", 0), ("to", 0), ("tolerance", 0.5)):
-        v = m.get(key, 5.0)
-        if not _is_number(v) or not lo <= v <= 100:
-            ck.expected(path + (key,), f"a number in {lo:g}..100", v)
-        bounds.append(float(v))
-    return RampSpec(*bounds)
+    m = ck.section(value, path, ("over", "from", "to", "tolerance"), required=("from", "to"))
+    overs = (RAMP_SCORE, RAMP_TIER) + tuple(f"clear_rate.{model}" for model in MODELS)
+    over = ck.choice(m, path, "over", overs, RAMP_SCORE)
+    if over == RAMP_TIER:
+        if "tolerance" in m:
+            ck.fail_at(path + ("tolerance",), "ramp.tolerance: not allowed with over: tier: each level's "
+                       "tier is the ramp's, exactly")
+        ends = []
+        for key in ("from", "to"):
+            v = m[key]
+            if not isinstance(v, str) or v not in TIERS:
+                ck.expected(path + (key,), "a tier: one of " + ", ".join(TIERS), v)
+            ends.append(float(TIERS.index(v)))
+        return RampSpec(ends[0], ends[1], 0.0, over)
+    top, low_tol, default_tol = (100.0, 0.5, 5.0) if over == RAMP_SCORE else (1.0, 0.005, 0.1)
+    bounds = [_number(ck, m, path, key, 0, top, default_tol) for key in ("from", "to")]
+    tolerance = _number(ck, m, path, "tolerance", low_tol, top, default_tol)
+    return RampSpec(bounds[0], bounds[1], tolerance, over)
+
+
+def _check_measurable(ck: _Checker, difficulty: DifficultySpec, grading: GradingSpec,
+                      ramp: RampSpec | None) -> None:
+    """Targets on the ladder need it enabled, and windows no tighter than it can measure:
+    a window's half-width (a ramp's tolerance) must be at least :data:`WINDOW_SE` standard
+    errors, so that a level whose true value is in the middle lands in it at least 95% of
+    the time."""
+    asks = ramp is not None or difficulty.score is not None or difficulty.tier is not None or difficulty.clear_rate
+    if asks and not grading.enabled:
+        ck.fail_at(("grading", "enabled"), "grading.enabled: expected true, found false: the spec sets "
+                   "difficulty targets (score, tier, clear_rate or ramp), which the player ladder measures")
+    if ramp is not None and ramp.over != RAMP_TIER:
+        se = grading.precision if ramp.over == RAMP_SCORE else grading.rate_precision
+        key = "precision" if ramp.over == RAMP_SCORE else "rate_precision"
+        if ramp.tolerance < WINDOW_SE * se:
+            ck.fail_at(("ramp", "tolerance"),
+                       f"ramp.tolerance: expected at least {WINDOW_SE:g} x grading.{key} = {WINDOW_SE * se:g}, "
+                       f"found {ramp.tolerance:g}: a window tighter than the measurement's error rejects "
+                       f"levels that are on target; widen it, or lower grading.{key} (more playthroughs)")
+    windows = [("difficulty.score", difficulty.score, grading.precision, "precision")]
+    windows += [(f"difficulty.clear_rate.{mdl}", r, grading.rate_precision, "rate_precision")
+                for mdl, r in difficulty.clear_rate]
+    for where, r, se, key in windows:
+        if r is not None and r.low is not None and r.high is not None and (r.high - r.low) / 2 < WINDOW_SE * se:
+            ck.fail_at(tuple(where.split(".")),
+                       f"{where}: expected a window at least {2 * WINDOW_SE * se:g} wide (2 x {WINDOW_SE:g} "
+                       f"x grading.{key}), found [{r.low:g}, {r.high:g}]: it is tighter than the "
+                       f"measurement's error; widen it, or lower grading.{key}")
 
 
 def _check_export(ck: _Checker, value: Any, name: str, count: int) -> ExportSpec:
@@ -452,12 +554,16 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
     )
     grading = _check_grading(ck, m.get("grading"))
     ramp = _check_ramp(ck, m.get("ramp"))
-    if ramp is not None and difficulty.score is not None:
+    if ramp is not None and ramp.over == RAMP_SCORE and difficulty.score is not None:
         ck.fail_at(("ramp",), "ramp: expected either ramp or difficulty.score, found both: the ramp "
                    "sets each level's score window")
-    if (ramp is not None or difficulty.score is not None) and grading.playthroughs == 0:
-        ck.fail_at(("grading", "playthroughs"), "grading.playthroughs: expected at least 1, found 0: "
-                   "the difficulty score needs the exact grading")
+    if ramp is not None and ramp.over == RAMP_TIER and difficulty.tier is not None:
+        ck.fail_at(("ramp",), "ramp: expected either a tier ramp or difficulty.tier, found both: the ramp "
+                   "sets each level's tier")
+    if ramp is not None and ramp.over.startswith("clear_rate.") and ramp.over[11:] in dict(difficulty.clear_rate):
+        ck.fail_at(("ramp",), f"ramp: expected either a ramp over {ramp.over} or difficulty.{ramp.over}, "
+                   "found both: the ramp sets each level's window")
+    _check_measurable(ck, difficulty, grading, ramp)
     export = _check_export(ck, m.get("export"), name, count)
     return Spec(
         name=name,
@@ -534,15 +640,22 @@ def load_spec_ref(ref: str | os.PathLike) -> Spec:
     return parse_spec(resource.read_bytes(), source=str(resource))
 
 
+#: The spec's JSON Schema as ``llkgen init`` writes it beside each spec (:func:`write_spec_schema`);
+#: the first line of a :func:`starter_spec` names it, relative to the spec, for editors.
+SPEC_SCHEMA_FILE = "llkgen-spec.schema.json"
+
+
 def starter_spec(name: str) -> str:
     """The text of a new spec named ``name``: the shipped :data:`STARTER` spec, every key
-    commented, with its name, output path and title changed. Raises :class:`SpecError` for a
-    name a spec cannot have."""
+    commented, with its name, output path and title changed, under a ``yaml-language-server``
+    modeline naming :data:`SPEC_SCHEMA_FILE` in the spec's directory, so an editor completes
+    and checks it offline. Raises :class:`SpecError` for a name a spec cannot have."""
     if not name_ok(name):
         raise SpecError(f"NAME: expected {NAME_RULE}, found {quote(name)}")
     lines = _shipped(STARTER).read_text("utf-8").splitlines(keepends=True)
-    out = [f"# {name}.yaml: written by llkgen init from the shipped {STARTER} spec; edit it, then build it\n",
-           f"# with:  llkgen make --config {name}.yaml\n"]
+    out = [f"# yaml-language-server: $schema=./{SPEC_SCHEMA_FILE}\n",
+           f"# {name}.yaml: the shipped {STARTER} spec, renamed by llkgen init. Build it with:  "
+           f"llkgen make --config {name}.yaml\n"]
     for line in lines[1:]:
         if line.startswith(f"name: {STARTER} "):
             line = _with_value(line, STARTER, name)
@@ -552,6 +665,34 @@ def starter_spec(name: str) -> str:
     text = "".join(out)
     parse_spec(text, source=f"{name}.yaml")  # the starter is a valid spec, or this is a bug
     return text
+
+
+def write_spec_schema(directory: str | os.PathLike) -> str:
+    """Write the spec schema (``llkgen schema spec``) to :data:`SPEC_SCHEMA_FILE` in ``directory``,
+    atomically, for the modeline of the specs there; an identical file is left alone. Returns its
+    path. Raises :class:`~llkgen.errors.OutputError` when a different file (or anything else) is
+    there, which is never overwritten, or when the file cannot be written."""
+    from llkgen.errors import OutputError
+    from llkgen.files import write_text_atomic
+    from llkgen.formats.schemas import schema_text
+
+    path = os.path.join(os.fspath(directory), SPEC_SCHEMA_FILE)
+    text = schema_text("spec")
+    data = text.encode("utf-8")
+    if not os.path.lexists(path):
+        write_text_atomic(path, text)
+        return path
+    same = False
+    try:  # the size first: a named pipe or a huge file there is never read
+        if os.path.isfile(path) and os.path.getsize(path) == len(data):
+            with open(path, "rb") as f:
+                same = f.read() == data
+    except OSError:
+        pass
+    if not same:
+        raise OutputError(f"{path}: already exists and is not this llkgen's spec schema: expected that schema "
+                          f"or no file (to update it: llkgen schema spec > {path}; or choose another --out)")
+    return path
 
 
 def _with_value(line: str, old: str, new: str) -> str:

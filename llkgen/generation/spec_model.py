@@ -10,10 +10,12 @@ its docstrings state; :meth:`Spec.with_overrides` keeps them, raising :class:`~l
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from llkgen.analysis.ladder import TIERS
 from llkgen.errors import SpecError
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.game.board import Rules
@@ -29,6 +31,8 @@ __all__ = [
     "GradingSpec",
     "MetricRange",
     "RampSpec",
+    "RAMP_SCORE",
+    "RAMP_TIER",
     "Spec",
     "TilesSpec",
     "VerifySpec",
@@ -108,8 +112,11 @@ class MetricRange:
 
 @dataclass(frozen=True)
 class DifficultySpec:
-    """Target ranges on the per-level metrics (``None``: unconstrained) and the number of random
-    playthroughs used to estimate ``random_clear_rate``."""
+    """Target ranges on the per-level metrics (``None``: unconstrained), the number of random
+    playthroughs used to estimate ``random_clear_rate``, and the targets on the player ladder
+    (:mod:`llkgen.analysis.difficulty`): the ``score`` window, the accepted ``tier`` values
+    (``None``: any) and windows on model clear rates (``clear_rate``: ``((model, range),
+    ...)`` in ladder order)."""
 
     initial_moves: MetricRange | None = None
     random_clear_rate: MetricRange | None = None
@@ -117,12 +124,17 @@ class DifficultySpec:
     playthroughs: int = 32
     #: The window on the ``difficulty`` score (0..100); the spec key is ``score``.
     score: MetricRange | None = None
+    tier: tuple[str, ...] | None = None
+    clear_rate: tuple[tuple[str, MetricRange], ...] = ()
 
     def targets(self) -> dict[str, MetricRange]:
-        """The constrained metrics, in :data:`METRICS` order, then ``difficulty`` (the score)."""
+        """The constrained metrics, in :data:`METRICS` order, then ``difficulty`` (the score),
+        then ``clear_rate.<model>`` for each model's window."""
         out = {m: r for m in METRICS if (r := getattr(self, m)) is not None}
         if self.score is not None:
             out["difficulty"] = self.score
+        for model, r in self.clear_rate:
+            out[f"clear_rate.{model}"] = r
         return out
 
     def accepts(self, metrics: Mapping[str, float]) -> bool:
@@ -132,27 +144,45 @@ class DifficultySpec:
 
 @dataclass(frozen=True)
 class GradingSpec:
-    """The exact grading of every level (:mod:`llkgen.analysis.grading`): ``playthroughs`` seeded safe
-    playthroughs (0: no grading, so no exact metrics and no ``difficulty`` score), each
-    label's verification limited to ``nodes`` search nodes."""
+    """How the player ladder measures every level (:mod:`llkgen.analysis.difficulty`): to a
+    score standard error of ``precision`` points, a targeted model's clear rate to a standard
+    error of ``rate_precision``, with at most ``max_runs`` playthroughs per model.
+    ``enabled: false`` skips it: no score, tier or clear rates (and no targets on them)."""
 
-    playthroughs: int = 2
-    nodes: int = 20_000
+    enabled: bool = True
+    precision: float = 1.5
+    rate_precision: float = 0.03
+    max_runs: int = 1024
+
+
+#: What a ramp can run over: the score, a tier, or one model's clear rate (``clear_rate.<model>``).
+RAMP_SCORE = "score"
+RAMP_TIER = "tier"
 
 
 @dataclass(frozen=True)
 class RampSpec:
     """A pack whose difficulty rises (or falls) evenly: level ``i`` of ``n`` aims at
-    ``start + (end - start) * i / (n - 1)`` and is kept only within ``tolerance`` of it."""
+    ``start + (end - start) * i / (n - 1)`` and is kept only within ``tolerance`` of it.
+
+    ``over`` names what rises: ``score`` (0..100), ``clear_rate.<model>`` (0..1) or ``tier``
+    (``start`` and ``end`` are then positions in the ladder's tiers, the target is rounded to
+    the nearest one, halves up, and must be met exactly; ``tolerance`` is 0)."""
 
     start: float
     end: float
     tolerance: float = 5.0
+    over: str = RAMP_SCORE
 
     def target(self, index: int, count: int) -> float:
         if count <= 1:
             return self.start
         return self.start + (self.end - self.start) * index / (count - 1)
+
+    def window(self, index: int, count: int) -> MetricRange:
+        """Level ``index``'s window (not for a tier ramp), clipped to the quantity's range."""
+        t, top = self.target(index, count), (100.0 if self.over == RAMP_SCORE else 1.0)
+        return MetricRange(max(0.0, t - self.tolerance), min(top, t + self.tolerance))
 
 
 @dataclass(frozen=True)
@@ -204,12 +234,26 @@ class Spec:
 
     def targets(self, index: int) -> dict[str, MetricRange]:
         """The metric windows level ``index`` must meet: the difficulty section's, with the
-        ramp's window on ``difficulty`` when there is a ramp."""
+        ramp's window on its quantity (``difficulty`` for a score ramp) when there is a ramp
+        that is not over the tier."""
         out = self.difficulty.targets()
-        if self.ramp is not None:
-            t = self.ramp.target(index, self.count)
-            out["difficulty"] = MetricRange(max(0.0, t - self.ramp.tolerance), min(100.0, t + self.ramp.tolerance))
+        ramp = self.ramp
+        if ramp is not None and ramp.over != RAMP_TIER:
+            out["difficulty" if ramp.over == RAMP_SCORE else ramp.over] = ramp.window(index, self.count)
         return out
+
+    def tiers(self, index: int, ladder: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The tiers level ``index`` may have (``None``: any): the ramp's one tier for a tier
+        ramp (``ladder`` is the tiers in order), else the difficulty section's."""
+        ramp = self.ramp
+        if ramp is not None and ramp.over == RAMP_TIER:
+            return (ladder[math.floor(ramp.target(index, self.count) + 0.5)],)
+        return self.difficulty.tier
+
+    def graded(self) -> bool:
+        """Whether any target needs the player ladder: a score, tier or clear-rate target."""
+        d = self.difficulty
+        return self.ramp is not None or d.score is not None or d.tier is not None or bool(d.clear_rate)
 
     def tile_multiset(self) -> list[int]:
         """Sorted type ids, each repeated as often as it occurs on a board."""
@@ -246,6 +290,15 @@ class Spec:
             spec = dataclasses.replace(spec, export=dataclasses.replace(spec.export, path=path))
         return spec
 
+    def ramp_dict(self) -> dict[str, Any]:
+        """The ramp as spec data (a tier ramp names its tiers), ``{}`` without one."""
+        r = self.ramp
+        if r is None:
+            return {}
+        if r.over == RAMP_TIER:
+            return {"over": r.over, "from": TIERS[int(r.start)], "to": TIERS[int(r.end)]}
+        return {"over": r.over, "from": r.start, "to": r.end, "tolerance": r.tolerance}
+
     def to_dict(self) -> dict[str, Any]:
         """The normalised spec (all defaults filled in) as plain YAML/JSON data.
         ``spec_from_dict(spec.to_dict()) == spec``, also after a JSON round trip."""
@@ -257,13 +310,18 @@ class Spec:
             tiles: dict[str, Any] = {"types": uniform[0], "copies": uniform[1]}
         else:
             tiles = {"distribution": {t: c for t, c in self.tiles.distribution}}
-        difficulty: dict[str, Any] = {m: r.to_list() for m, r in self.difficulty.targets().items()}
+        difficulty: dict[str, Any] = {m: r.to_list() for m, r in self.difficulty.targets().items()
+                                      if not m.startswith("clear_rate.")}
         difficulty["playthroughs"] = self.difficulty.playthroughs
         if "difficulty" in difficulty:
             difficulty["score"] = difficulty.pop("difficulty")
+        if self.difficulty.tier is not None:
+            difficulty["tier"] = list(self.difficulty.tier)
+        if self.difficulty.clear_rate:
+            difficulty["clear_rate"] = {m: r.to_list() for m, r in self.difficulty.clear_rate}
         extra: dict[str, Any] = {}
         if self.ramp is not None:
-            extra["ramp"] = {"from": self.ramp.start, "to": self.ramp.end, "tolerance": self.ramp.tolerance}
+            extra["ramp"] = self.ramp_dict()
         return {
             "name": self.name,
             "seed": self.seed,

@@ -22,7 +22,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import chain
 
-from llkgen.analysis.audit import GRADINGS, TARGET_SE, LevelAudit, regrade
+from llkgen.analysis.audit import LevelAudit, regrade
+from llkgen.analysis.difficulty import MAX_RUNS, PRECISION
 from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, BudgetExhausted, budget_text
 from llkgen.execution.base import Executor, ProcessExecutor, out_of_time
 from llkgen.formats.level import Level
@@ -30,7 +31,7 @@ from llkgen.formats.load import iter_levels, load_level_ref, load_levels
 from llkgen.text import printable
 
 #: The ``format`` of the ``--json`` report.
-REPORT_FORMAT = "llkgen.grade-report/1"
+REPORT_FORMAT = "llkgen.grade-report/2"
 
 #: How long after the deadline the workers are stopped: each level stops itself at the
 #: deadline (between batches and gradings); this is its time to hand back what it got.
@@ -48,14 +49,14 @@ class GradeTask:
     index: int
     level: Level
     seed: int
-    target_se: float
-    gradings: int
+    precision: float
+    max_runs: int
     deadline: float | None = None
 
 
 def grade_task(task: GradeTask) -> LevelAudit:
     """:func:`regrade` of ``task``: the call an executor runs."""
-    return regrade(task.level, task.seed, target_se=task.target_se, gradings=task.gradings,
+    return regrade(task.level, task.seed, precision=task.precision, max_runs=task.max_runs,
                    deadline=task.deadline, label=task.label, index=task.index)
 
 
@@ -77,8 +78,8 @@ class GradeReport:
     (:class:`NotMeasured`), in pack order."""
 
     seed: int
-    target_se: float
-    gradings: int
+    precision: float
+    max_runs: int
     levels: list[LevelAudit | NotMeasured] = field(default_factory=list)
     #: Set when the deadline stopped the reading of a pack directory: the first level not read.
     unread_from: str | None = None
@@ -110,11 +111,12 @@ class GradeReport:
             "moved_levels": moved,
             "no_stored_difficulty": sum(a.moved is None for a in done),
             "tiers": {t: sum(a.tier == t for a in done) for t in dict.fromkeys(a.tier for a in done)},
+        "tier_changed": sum(bool(a.tier_changed) for a in done),
         }
 
     def to_json(self) -> dict:
-        return {"format": REPORT_FORMAT, "seed": self.seed, "target_se": self.target_se,
-                "gradings": self.gradings, "levels": [a.to_json() for a in self.levels],
+        return {"format": REPORT_FORMAT, "seed": self.seed, "precision": self.precision,
+                "max_runs": self.max_runs, "levels": [a.to_json() for a in self.levels],
                 "summary": self.summary()}
 
 
@@ -132,7 +134,7 @@ def _sources(source: str) -> tuple[Iterator[tuple[int, str, Level]], bool]:
     return iter([(i, label, lv) for i, (label, lv) in enumerate(load_levels(source))]), True
 
 
-def grade_levels(source: str, seed: int = 0, *, target_se: float | None = None, gradings: int = GRADINGS,
+def grade_levels(source: str, seed: int = 0, *, precision: float = PRECISION, max_runs: int = MAX_RUNS,
                  jobs: int = 1, executor: Executor | None = None, deadline: float | None = None,
                  budget: float | None = None,
                  on_level: Callable[[LevelAudit | NotMeasured], None] | None = None) -> GradeReport:
@@ -140,8 +142,7 @@ def grade_levels(source: str, seed: int = 0, *, target_se: float | None = None, 
     each result in order as it comes. ``budget`` is the number of seconds ``deadline`` came
     from, for messages. Raises :class:`~llkgen.errors.LlkgenError` for a source that cannot be
     read (for a part of a pack directory found bad midway: after the levels before it)."""
-    target_se = TARGET_SE if target_se is None else target_se
-    report = GradeReport(seed, target_se, gradings, budget=budget)
+    report = GradeReport(seed, precision, max_runs, budget=budget)
     levels, in_memory = _sources(source)
     if executor is None:
         count = levels.__length_hint__() if in_memory else jobs  # type: ignore[attr-defined]
@@ -160,7 +161,7 @@ def grade_levels(source: str, seed: int = 0, *, target_se: float | None = None, 
             if out_of_time(deadline):
                 cut.append((i, label, lv))
                 return
-            task = GradeTask(label, i, lv, seed, target_se, gradings, deadline)
+            task = GradeTask(label, i, lv, seed, precision, max_runs, deadline)
             owed.append(task)
             yield task
 
@@ -189,33 +190,19 @@ def level_line(a: LevelAudit | NotMeasured) -> str:
     """One level of the text report."""
     if isinstance(a, NotMeasured):
         return printable(f"{a.label}  not measured")
-    rate, d = a.random_clear_rate, a.difficulty
-    drift = a.drift
-    parts = [printable(a.label)]
-    if d is None:
-        parts.append("difficulty not graded")
-    else:
-        score = f"difficulty {d.value:5.1f} ± {_se(d.se, 1)}"
-        moved = drift.get("difficulty")
-        if moved is not None:
-            score += f" (stored {a.stored['difficulty']:g}, {moved.value:+.1f}{' MOVED' if moved.moved else ''})"
-        parts.append(score)
-    parts.append(f"tier {a.tier}")
-    random = f"random {rate.rate:.2f} ± {rate.se:.2f} ({rate.runs} runs"
-    if "random_clear_rate" in drift:
-        random += f", stored {a.stored['random_clear_rate']:.2f}"
-    parts.append(random + ")")
-    parts.append("ladder " + " ".join(f"{m} {e.rate:.2f}" for m, e in a.players.items() if m != "random"))
-    parts.append(f"pairs {a.pairs}")
-    if d is not None and d.samples < a.gradings:
-        parts.append(f"{d.samples} of {a.gradings} gradings")
+    d, drift = a.difficulty, a.drift
+    score = f"difficulty {d.score:5.1f} ± {d.se:.1f}"
+    moved = drift.get("difficulty")
+    if moved is not None:
+        score += f" (stored {a.stored['difficulty']:g}, {moved.value:+.1f}{' MOVED' if moved.moved else ''})"
+    tier = f"tier {a.tier}"
+    if a.tier_changed:
+        tier += f" (stored {a.stored['tier']})"
+    rates = " ".join(f"{m} {e.rate:.2f}±{e.se:.2f}" for m, e in d.rates.items())
+    parts = [printable(a.label), score, tier, f"clear rates {rates}", f"pairs {a.pairs}", f"{d.runs} runs"]
     if not a.complete:
         parts.append("(partial)")
     return "  ".join(parts)
-
-
-def _se(se: float | None, digits: int) -> str:
-    return "?" if se is None else f"{se:.{digits}f}"
 
 
 def summary_line(report: GradeReport, seconds: float) -> str:

@@ -52,6 +52,8 @@ def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
     out = []
     for lv in levels:
         extra: dict = {"seed": lv.seed, "metrics": dict(lv.metrics), "certificate": lv.certificate}
+        if lv.players is not None:
+            extra["players"] = lv.players
         if spec.export.solutions:
             extra["solution"] = lv.solution
         out.append(Level(lv.board, lv.rules, level_id(spec, lv.index), extra))
@@ -72,12 +74,14 @@ class LevelSummary:
     seed: int
     attempts: int
     metrics: dict
+    #: The ladder's tier and clear rates (the level's ``players``), if it was measured.
+    players: dict | None = None
 
     @classmethod
     def of(cls, record: dict) -> LevelSummary:
         level = record["level"]
         return cls(record["index"], level.get("id"), level.get("seed"), record["attempts"],
-                   level.get("metrics", {}))
+                   level.get("metrics", {}), level.get("players"))
 
 
 @dataclass(frozen=True)
@@ -105,8 +109,8 @@ def make_report(result: MakeResult, spec: Spec, part: Shard | None, *, jobs: int
         "format": MAKE_REPORT_FORMAT, "path": str(result.path), "name": spec.name,
         "seed": spec.seed, "strategy": spec.generator.strategy, "jobs": jobs,
         "seconds": round(seconds, 3),
-        "levels": [{"id": lv.id, "seed": lv.seed, "attempts": lv.attempts,
-                    "metrics": lv.metrics} for lv in result.levels],
+        "levels": [{"id": lv.id, "seed": lv.seed, "attempts": lv.attempts, "metrics": lv.metrics,
+                    **({} if lv.players is None else {"players": lv.players})} for lv in result.levels],
     }
     if part is not None:
         report["shard"] = str(part)
