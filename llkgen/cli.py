@@ -18,29 +18,28 @@ import typer
 
 from llkgen._version import version_line
 from llkgen.console import (
-    ADVICE_NODES_HELP,
     CLASSIFY_HELP,
     CLASSIFY_NODES_HELP,
     ENGINE_HELP,
     GRADE_BUDGET_HELP,
     GRADE_SE_HELP,
     GRADE_SOURCE_HELP,
-    HINT_JSON_HELP,
+    JOBS_HELP,
     LEVEL_HELP,
     MAKE_BUDGET_HELP,
     MAKE_JOBS_HELP,
     MAKE_OUT_HELP,
     MERGE_OUT_HELP,
     MOVES_FILE_HELP,
+    NODES_HELP,
+    QUIET_HELP,
     RENDER_SOLUTION_HELP,
-    RESHUFFLE_JSON_HELP,
     RESHUFFLE_OUT_HELP,
     RESOLVE_HELP,
     RESUME_HELP,
     SCHEDULER_HELP,
     SCHEMA_NAME_HELP,
     SHARD_HELP,
-    SOLVE_BUDGET_HELP,
     VERIFY_BUDGET_HELP,
     VERIFY_NODES_HELP,
     VERIFY_PATHS_HELP,
@@ -53,33 +52,33 @@ from llkgen.console import (
     classified_report,
     deadline_after,
     hint_lines,
-    level_file,
+    json_help,
     level_heading,
     made_lines,
     move_text,
     moves_to_replay,
     plural,
     progress,
-    replay_json,
+    refuse_the_pack,
     reshuffled_text,
     run_app,
     run_deadline,
-    same_file,
     verdict_lines,
 )
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
+from llkgen.formats import outputs
 from llkgen.formats.load import load_level_ref
 from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_specs
 from llkgen.text import json_dumps, printable
-from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
+from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, UNKNOWN, UNSOLVABLE, Budget
 
 app = typer.Typer(
     name="llkgen",
     help="Generate Lianliankan (Onet / Shisen-Sho) level packs and certify that every board "
     "can be cleared.\n\n" + EXIT_CODES_HELP,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -99,10 +98,6 @@ def _root(
     pass
 
 
-def _emit_json(obj: object) -> None:
-    typer.echo(json_dumps(obj))
-
-
 @app.command()
 def init(
     name: str = typer.Argument("levels", help="The pack's name; the spec is written to NAME.yaml."),
@@ -110,12 +105,13 @@ def init(
 ) -> None:
     """Write a starter spec, commented line by line, to edit and build with make.
 
-    It is the shipped easy spec under a new name. An existing file is never overwritten.
+    It is the shipped easy spec under a new name, whose first line points editors at the spec's
+    JSON Schema, written beside it (llkgen schema spec). An existing file is never overwritten.
 
     Example: llkgen init my-levels
     """
     from llkgen.errors import SpecError
-    from llkgen.generation.spec import starter_spec
+    from llkgen.generation.spec import starter_spec, write_spec_schema
 
     try:
         text = starter_spec(name)
@@ -125,6 +121,7 @@ def init(
     if os.path.lexists(path):
         raise OutputError(
             f"{path}: already exists: expected a new file name (choose another NAME or --out)")
+    write_spec_schema(out)
     write_text_atomic(path, text)
     typer.echo(f"wrote {path}: edit it, then build it with: llkgen make --config {path}")
 
@@ -143,7 +140,7 @@ def show(level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP)) -> 
 @app.command()
 def moves(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print {\"moves\": [{\"a\", \"b\", \"path\"}, ...]}."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("moves")),
     classify: bool = typer.Option(False, "--classify", help=CLASSIFY_HELP),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=CLASSIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(
@@ -155,7 +152,7 @@ def moves(
     left and no pair can be removed), 1 for invalid input.
 
     With --classify, each pair is labelled safe, fatal or unknown, followed by a count of each
-    (JSON: every move's "label", "reason", "witness" or "proof", and a "summary"). It then
+    (JSON: each move's "label", "reason", "witness" or "proof", and a "summary"). It then
     exits 0 if some move is safe (or no tile is left), 3 if the board is dead (every move
     fatal, or no move left), 4 if no move is proven safe and some are unknown (a budget ran
     out), 1 for invalid input. --budget bounds the whole labelling: the moves still unchecked
@@ -171,11 +168,13 @@ def moves(
             raise typer.BadParameter("only counts with --classify", param_hint=name)
     lv = load_level_ref(level)
     if classify:
-        _classify(lv, as_json, ADVICE_NODES if nodes is None else nodes, deadline)
-        return
+        limits = Budget(nodes=ADVICE_NODES if nodes is None else nodes, seconds=budget)
+        text, code = classified_report(lv.board, lv.rules, as_json, limits, deadline)
+        typer.echo(text)
+        raise typer.Exit(code)
     found = removable_pairs(lv.board, lv.rules)
     if as_json:
-        _emit_json({"moves": [m.to_json() for m in found]})
+        typer.echo(json_dumps(outputs.moves_json(found, lv.board.tile_count)))
     else:
         for m in found:
             typer.echo(move_text(lv.board, m))
@@ -184,20 +183,11 @@ def moves(
         raise typer.Exit(EXIT_UNSOLVABLE)  # dead, as with --classify
 
 
-def _classify(lv, as_json: bool, nodes: int, deadline: float | None) -> None:
-    from llkgen.analysis.advice import classify_moves
-
-    labels = classify_moves(lv.board, lv.rules, Budget(nodes=nodes), deadline=deadline)
-    text, code = classified_report(lv.board, labels, as_json)
-    typer.echo(text)
-    raise typer.Exit(code)
-
-
 @app.command()
 def hint(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
-    as_json: bool = typer.Option(False, "--json", help=HINT_JSON_HELP),
-    nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
+    as_json: bool = typer.Option(False, "--json", help=json_help("hint")),
+    nodes: int = typer.Option(ADVICE_NODES, "--nodes", min=1, help=NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
 ) -> None:
     """Suggest a move after which the level can still be cleared.
@@ -207,8 +197,8 @@ def hint(
     easiest such move to spot: the fewest turns, then the shortest line. If nothing can
     clear the board it says so, with the proof (e.g. the tiles that can never be removed).
 
-    Exits 0 with a move (or when no tile is left), 3 dead (the board can never be cleared),
-    4 undecided (a budget ran out), 1 invalid input.
+    Exits 0 with a move (or when no tile is left), 3 unsolvable (the board can never be
+    cleared), 4 unknown (a budget ran out), 1 invalid input.
 
     Example: llkgen hint output/easy.json#easy-1
     """
@@ -217,7 +207,8 @@ def hint(
     deadline = deadline_after(budget)
     lv = load_level_ref(level)
     found = find_hint(lv.board, lv.rules, Budget(nodes=nodes), deadline=deadline)
-    typer.echo(json_dumps(found.to_json()) if as_json else "\n".join(hint_lines(lv.board, found)))
+    typer.echo(json_dumps(outputs.hint_json(found, Budget(nodes, budget))) if as_json
+               else "\n".join(hint_lines(lv.board, found)))
     raise typer.Exit(found.exit_code)
 
 
@@ -226,64 +217,65 @@ def reshuffle(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     seed: int = typer.Option(..., "--seed", min=0, max=MAX_SEED, help="The same seed gives the same board."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help=RESHUFFLE_OUT_HELP),
-    as_json: bool = typer.Option(False, "--json", help=RESHUFFLE_JSON_HELP),
-    nodes: Optional[int] = typer.Option(ADVICE_NODES, "--nodes", min=1, help=ADVICE_NODES_HELP),
+    as_json: bool = typer.Option(False, "--json", help=json_help("reshuffle")),
+    nodes: int = typer.Option(ADVICE_NODES, "--nodes", min=1, help=NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Rearrange the tiles left on a level over the same cells into a board that can be cleared.
 
     Walls, empty cells and the count of each tile type stay as they are; under gravity the
     board is settled first. The new board is certified like a generated level: a witness
     found by the verifier and replayed by the referee. Without --out it is printed in the
-    text form, as show prints it.
+    text form, as show prints it; --json prints the level --out writes.
 
     Exits 0 with a certified board, 3 if no arrangement of these tiles can ever be cleared
-    (proven), 4 if none was certified within the attempts, --nodes and --budget, 1 invalid input.
+    (proven: unsolvable), 4 if none was certified within the attempts, --nodes and --budget
+    (unknown), 1 invalid input.
 
     Example: llkgen reshuffle output/easy.json#easy-1 --seed 1
     """
     from llkgen.analysis.advice import ReshuffleError
     from llkgen.analysis.advice import reshuffle as rearrange
-    from llkgen.formats.level import Level, level_to_json, write_json_atomic
+    from llkgen.formats.level import Level, write_json_atomic
 
     deadline = deadline_after(budget)
-    source = level_file(level)
-    if out is not None and source != level and same_file(out, source):
-        raise OutputError(f"{out}: is the pack {level} comes from: expected another file (writing one "
-                          "level there would replace the whole pack)")
+    if out is not None:
+        refuse_the_pack(out, level)
     lv = load_level_ref(level)
     if out is not None:
         check_writable(out)
     try:
         done = rearrange(lv.board, lv.rules, seed, Budget(nodes=nodes), deadline=deadline)
     except ReshuffleError as e:
-        status = "impossible" if e.proven else "undecided"
-        typer.echo(json_dumps({"status": status, "reason": str(e)}) if as_json else f"{status}: {e}")
+        verdict = UNSOLVABLE if e.proven else UNKNOWN
+        typer.echo(json_dumps(outputs.reshuffle_json(verdict, str(e), seed)) if as_json
+                   else printable(f"{verdict}: {e}"))
         raise typer.Exit(e.exit_code) from None
-    what = reshuffled_text(done, seed)
+    reason, new = reshuffled_text(done, seed), outputs.reshuffled_level(done, lv.rules, lv.id)
     if out is not None:
-        extra = {"solution": done.to_json()["solution"], "reshuffle": {"seed": seed, "attempts": done.attempts}}
-        write_json_atomic(out, level_to_json(Level(done.board, lv.rules, lv.id, extra)))
-        what += f"; wrote {out}"
+        write_json_atomic(out, new)
+    what = reason if out is None else f"{reason}; wrote {out}"
     if as_json:
-        _emit_json(done.to_json())
-        return
-    if out is None:
-        typer.echo(level_heading(Level(done.board, lv.rules, lv.id), level))
-        typer.echo(done.board.to_text())
-    typer.echo(printable(what))
+        typer.echo(json_dumps(outputs.reshuffled_json(done, reason, new)))
+    elif not quiet:
+        if out is None:
+            typer.echo(level_heading(Level(done.board, lv.rules, lv.id), level))
+            typer.echo(done.board.to_text())
+        typer.echo(printable(what))
 
 
 @app.command()
 def replay(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     moves_file: Optional[Path] = typer.Argument(None, metavar="[MOVES.json]", help=MOVES_FILE_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print a llkgen.replay/1 JSON report on stdout instead."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("replay")),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Check a solution with the referee.
 
     Exits 0 if every move is legal and the board ends cleared, otherwise 1, naming the bad step.
-    The --json report: "ok" (every move legal), "cleared", "moves" (given), "applied",
+    The --json report: "ok" (every move legal), "cleared", "given" and "applied" (moves),
     "tiles_left", and for a bad move its 0-based "error_index" and "reason"; "error" is what
     the text form prints after FAILED:, null when the board ends cleared.
 
@@ -295,9 +287,10 @@ def replay(
     steps = moves_to_replay(lv, level, moves_file)
     result = replay_moves(lv.board, lv.rules, steps)
     if as_json:
-        _emit_json(replay_json(result, len(steps)))
+        typer.echo(json_dumps(outputs.replay_json(result, len(steps))))
     elif result.ok and result.cleared:
-        typer.echo(f"OK: {result.describe()}")
+        if not quiet:
+            typer.echo(f"OK: {result.describe()}")
     else:
         typer.echo(f"FAILED: {result.describe()}", err=True)
     if not (result.ok and result.cleared):
@@ -307,9 +300,9 @@ def replay(
 @app.command()
 def solve(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
-    budget: Optional[float] = typer.Option(None, "--budget", min=0.0, help=SOLVE_BUDGET_HELP),
-    nodes: Optional[int] = typer.Option(DEFAULT_NODES, "--nodes", min=1, help="Search-node budget (deterministic)."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("solve")),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    nodes: int = typer.Option(DEFAULT_NODES, "--nodes", min=1, help=NODES_HELP),
     engine: Engine = typer.Option(Engine.auto, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Decide whether a level can be cleared.
@@ -323,10 +316,11 @@ def solve(
     from llkgen.verifier import verify
 
     lv = load_level_ref(level)
-    verdict = verify(lv.board, lv.rules, Budget(nodes=nodes, seconds=budget), engine=engine.value)
+    limits = Budget(nodes=nodes, seconds=budget)
+    verdict = verify(lv.board, lv.rules, limits, engine=engine.value)
     # For the designer: which tiles block each locked type, within what is left of --budget.
     verdict = explain_verdict(verdict, lv.board, lv.rules, budget)
-    typer.echo(json_dumps(verdict.to_json()) if as_json else "\n".join(verdict_lines(verdict)))
+    typer.echo(json_dumps(outputs.solve_json(verdict, limits)) if as_json else "\n".join(verdict_lines(verdict)))
     raise typer.Exit(verdict.status.exit_code)
 
 
@@ -335,6 +329,7 @@ def render(
     source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file, or a pack directory."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
     solution: bool = typer.Option(False, "--solution", help=RENDER_SOLUTION_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
@@ -349,9 +344,11 @@ def render(
         read_pack_index(source)  # a bad index fails before the output directory is made
     written = 0
     for p in iter_write_svgs(iter_levels(source), out, solution=solution):
-        typer.echo(str(p))
+        if not quiet:
+            typer.echo(str(p))
         written += 1
-    typer.echo(f"{plural(written, 'SVG file')} written to {out}")
+    if not quiet:
+        typer.echo(f"{plural(written, 'SVG file')} written to {out}")
 
 
 @app.command()
@@ -360,6 +357,7 @@ def view(
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
     start: int = typer.Option(0, "--start", min=0, help="0-based index of the first level on the page."),
     limit: int = typer.Option(VIEW_LEVELS, "--limit", min=1, help=VIEW_LIMIT_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Write a self-contained HTML page to browse and play a pack.
 
@@ -380,6 +378,8 @@ def view(
                                  param_hint="--start")
     n = len(page.levels)
     path = write_viewer(page, out, first=start, total=total)
+    if quiet:
+        return
     if n < total:
         typer.echo(printable(f"note: {pack} has {total} levels; the page holds levels {start + 1} to "
                              f"{start + n} (choose others with --start and --limit)"), err=True)
@@ -401,9 +401,8 @@ def make(
     resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=MAKE_BUDGET_HELP),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print a llkgen.make-report/1 JSON summary on stdout instead of lines."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json summary)."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("make")),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Generate a pack of certified levels from a YAML spec and write it as llkgen.pack/1 JSON.
 
@@ -452,7 +451,8 @@ def make(
         for note in result.dropped:
             typer.echo(f"Warning: {printable(note)}: dropped from the journal, level made again", err=True)
     if as_json:
-        _emit_json(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume, scheduler=scheduler))
+        typer.echo(json_dumps(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume,
+                                          scheduler=scheduler)))
     elif not quiet:
         typer.echo("\n".join(made_lines(result, spec, part, took, executor.description)))
 
@@ -462,6 +462,8 @@ def merge(
     shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
     out: Path = typer.Option(..., "--out", help=MERGE_OUT_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
+    as_json: bool = typer.Option(False, "--json", help=json_help("merge")),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Join the shard files of one pack into the pack a single make would have written.
 
@@ -478,20 +480,23 @@ def merge(
     from llkgen.jobs.make import merge_shards
 
     result = merge_shards(list(shards), out, deadline=deadline_after(budget), budget=budget)
-    typer.echo(f"wrote {plural(result.count, 'certified level')} from {plural(result.shards, 'shard')} "
-               f"to {result.path}")
+    if as_json:
+        typer.echo(json_dumps(outputs.merge_report_json(str(result.path), result.count, result.shards)))
+    elif not quiet:
+        typer.echo(f"wrote {plural(result.count, 'certified level')} from {plural(result.shards, 'shard')} "
+                   f"to {result.path}")
 
 
 @app.command("verify")
 def verify_levels(
     paths: list[Path] = typer.Argument(..., metavar="PATH...", help=VERIFY_PATHS_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON report instead of lines."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("verify")),
     junit: Optional[Path] = typer.Option(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=VERIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
     resolve: bool = typer.Option(False, "--resolve", help=RESOLVE_HELP),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=VERIFY_QUIET_HELP),
 ) -> None:
@@ -516,11 +521,11 @@ def verify_levels(
     """
     from llkgen.execution import make_executor
     from llkgen.jobs.check import verify_paths
-    from llkgen.jobs.check_report import CheckStatus, format_level, format_problem, write_junit
+    from llkgen.jobs.check_report import CheckStatus, format_level, write_junit
 
     deadline = run_deadline(budget, scheduler)
     def show(res) -> None:
-        if not as_json and not (quiet and res.status == CheckStatus.OK):
+        if not as_json and not (quiet and res.check == CheckStatus.OK):
             typer.echo(format_level(res))
 
     if junit is not None:
@@ -533,14 +538,7 @@ def verify_levels(
     try:
         if junit is not None:
             write_junit(report, junit)
-        if as_json:
-            for chunk in report.json_chunks():
-                sys.stdout.write(chunk)
-            sys.stdout.flush()
-        else:
-            for p in report.problems:
-                typer.echo(format_problem(p))
-            typer.echo(report.summary())
+        report.write(sys.stdout, as_json)
     finally:
         report.close()  # its spool of results, a temporary file
     raise typer.Exit(report.exit_code)
@@ -550,18 +548,19 @@ def verify_levels(
 def grade(
     source: str = typer.Argument(..., metavar="LEVEL|PACK", help=GRADE_SOURCE_HELP),
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds every measurement, with each level's id."),
-    as_json: bool = typer.Option(False, "--json", help="Print a llkgen.grade-report/1 JSON report instead of lines."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("grade")),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=GRADE_BUDGET_HELP),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: the number of cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     precision: float = typer.Option(1.5, "--precision", metavar="POINTS", min=0.25, max=50, help=GRADE_SE_HELP),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors (and the --json report)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Measure levels afresh, as make does, and print each metric with its standard error.
 
     Per level: the difficulty score with its standard error, the tier, every model player's
-    clear rate, and the length in pairs, beside the pack's stored values and their drift. Seeds come from --seed and each level's id, never from the pack: the same seed gives
-    the same numbers, at any --jobs. Exit 0 when every level was measured; 4 if --budget ran out
-    first (levels not reached are listed as not measured); 1 for invalid input.
+    clear rate, and the length in pairs, beside the pack's stored values and their drift. Seeds
+    come from --seed and each level's id, never from the pack: the same seed gives the same
+    numbers, at any --jobs. Exit 0 when every level was measured; 4 if --budget ran out first
+    (levels not reached are listed as not measured); 1 for invalid input.
 
     Example: llkgen grade output/easy.json --seed 7
     """
@@ -571,7 +570,7 @@ def grade(
     report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
                           budget=budget, on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
     if as_json:
-        _emit_json(report.to_json())
+        typer.echo(json_dumps(report.to_json()))
     elif not quiet:
         typer.echo(summary_line(report, time.perf_counter() - started))
     raise typer.Exit(report.exit_code)
@@ -579,7 +578,7 @@ def grade(
 
 @app.command("schema")
 def schema_command(name: Optional[str] = typer.Argument(None, metavar="NAME", help=SCHEMA_NAME_HELP)) -> None:
-    """Print a JSON Schema of llkgen's files, or without NAME the names of them all.
+    """Print the JSON Schema of a file or a --json document of llkgen's, or without NAME the names.
 
     Each one is self-contained: any JSON Schema validator checks a file against it offline,
     with no registry and nothing fetched. They are the files in llkgen/schemas/.

@@ -1,6 +1,9 @@
 """What the command line prints and how it stops, apart from the Typer commands themselves
-(:mod:`llkgen.cli`): moves, proofs and level lines as text, the progress display of ``make``,
-streams that show any character, and the signals that end a run with a message.
+(:mod:`llkgen.cli`): moves, proofs and level lines as text, the help texts the commands share,
+the progress display of ``make``, streams that show any character, and the signals that end a
+run with a message. The JSON documents are :mod:`llkgen.formats.outputs`.
+
+A cell is written ``[row, col]`` in every line, as in JSON (:func:`cell_text`).
 
 Nothing here parses arguments; nothing here imports Typer.
 """
@@ -16,18 +19,35 @@ from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 
-from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LevelFormatError, LlkgenError, UsageError
+from llkgen.errors import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_UNSOLVABLE,
+    LevelFormatError,
+    LlkgenError,
+    OutputError,
+    UsageError,
+)
 from llkgen.formats.level import read_json
+from llkgen.formats.outputs import HINT_VERDICTS, move_labels_json
 from llkgen.text import json_dumps, printable
-from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES
+from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
+def cell_text(cell) -> str:
+    """A cell (or a point of a path) in a line of text: ``[0, 4]``, as JSON writes it."""
+    return f"[{cell[0]}, {cell[1]}]"
+
+def cells_text(cells) -> str:
+    return " ".join(cell_text(c) for c in cells)
+
 def move_text(board, m) -> str:
-    path = " -> ".join(f"({r},{c})" for r, c in m.path)
-    return f"type {board[m.a]}: {list(m.a)} {list(m.b)}  via {path}"
+    """``type 2: [0, 1] [0, 3]  via [0, 1] -> [0, 3]``: a move, its tiles' type and its path."""
+    path = " -> ".join(cell_text(p) for p in m.path)
+    return f"type {board[m.a]}: {cell_text(m.a)} {cell_text(m.b)}  via {path}"
 
 def level_heading(lv, ref: str) -> str:
     """The comment line above a board in the text form: its id (or file name), size and rules."""
@@ -45,19 +65,6 @@ def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
                            "(or give a MOVES.json file)")
 
 
-def replay_json(result, moves: int) -> dict:
-    """``llkgen replay --json`` (``llkgen.replay/1``): the referee's ``ReplayResult`` as data,
-    what :meth:`~llkgen.game.referee.ReplayResult.describe` says in structured form. ``ok``:
-    every move was legal; ``moves``: how many were given, ``applied``: how many were played;
-    ``error_index`` (0-based) and ``reason`` name the first illegal move, else null; ``error``
-    is the text form's message after ``FAILED:``, null when the board ends cleared."""
-    done = result.ok and result.cleared
-    return {"format": "llkgen.replay/1", "ok": result.ok, "cleared": result.cleared, "moves": moves,
-            "applied": result.applied, "tiles_left": result.final.tile_count,
-            "error": None if done else result.describe(), "error_index": result.error_index,
-            "reason": result.reason}
-
-
 def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:
     """``moves --classify`` as text: a line per removable pair with its label, then the counts
     (and, when no pair is left on a board with tiles, that it is dead)."""
@@ -68,14 +75,17 @@ def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:
     return lines
 
 
-def classified_report(board, labels: list, as_json: bool) -> tuple[str, int]:
-    """``moves --classify``: what it prints (JSON or :func:`label_lines`) and its exit code, 0 if
-    some move is safe or no tile is left, 3 dead (every move fatal, or none), 4 undecided."""
-    from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED
+def classified_report(board, rules, as_json: bool, budget: Budget, deadline: float | None) -> tuple[str, int]:
+    """``moves --classify``: every removable move labelled within ``budget`` (its nodes for each
+    verification, its seconds, from ``deadline``, for the whole), what it prints (JSON or
+    :func:`label_lines`) and its exit code, 0 if some move is safe or no tile is left, 3 dead
+    (every move fatal, or none), 4 undecided."""
+    from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, classify_moves  # numpy: only this command pays
 
+    labels = classify_moves(board, rules, Budget(nodes=budget.nodes), deadline=deadline)
     summary = {k: sum(1 for x in labels if x.label == k) for k in (SAFE, FATAL, UNDECIDED)}
     if as_json:
-        text = json_dumps({"moves": [x.to_json() for x in labels], "summary": summary})
+        text = json_dumps(move_labels_json(labels, summary, board.tile_count, budget))
     else:
         text = "\n".join(label_lines(board, labels, summary))
     if summary[SAFE] or board.is_cleared():
@@ -94,7 +104,7 @@ def proof_lines(proof: dict | None) -> list[str]:
     if not proof:
         return []
     locked = proof.get("locked") or (proof.get("board") or {}).get("locked")
-    return ["locked tiles: " + " ".join(f"({r},{c})" for r, c in locked)] if locked else []
+    return ["locked tiles: " + cells_text(locked)] if locked else []
 
 def deadline_after(seconds: float | None) -> float | None:
     """The ``time.perf_counter()`` value a command given ``--budget SECONDS`` must be done by."""
@@ -111,25 +121,22 @@ def run_deadline(seconds: float | None, scheduler: str | None) -> float | None:
 
 
 def hint_lines(board, found) -> list[str]:
-    """``llkgen hint`` as text: the move and why it is safe, or the status, its reason and the
-    tiles its proof names."""
+    """``llkgen hint`` as text: the move and why it is safe, or the verdict on the board, its
+    reason and the tiles its proof names (as ``llkgen solve`` words it)."""
     if found.move is not None:
         return [f"hint: {move_text(board, found.move)}", found.reason]
-    # An undecided verdict's reason already starts with "undecided:".
-    head = found.reason if found.reason.startswith(found.status) else f"{found.status}: {found.reason}"
-    return [head, *proof_lines(found.proof)]
+    return [f"{HINT_VERDICTS[found.status]}: {found.reason}", *proof_lines(found.proof)]
 
 
 def verdict_lines(verdict) -> list[str]:
     """``llkgen solve`` as text: the verdict and its reason, the locked tiles and what blocks
     each locked type (when the proof names them), then the witness move by move."""
-    lines = [f"{verdict.status}: {verdict.reason}"]
+    lines = [f"{verdict.status}: {verdict.reason}", *proof_lines(verdict.proof)]
     if verdict.proof and verdict.proof.get("locked"):
-        lines.append("locked tiles: " + " ".join(f"({r},{c})" for r, c in verdict.proof["locked"]))
         for t in verdict.proof.get("bottlenecks", []):
             if t["blockers"]:
-                lines.append(f"type {t['type']} is blocked by: " + " ".join(f"({r},{c})" for r, c in t["blockers"]))
-    lines += [f"{i:3d}. {list(m.a)} {list(m.b)}" for i, m in enumerate(verdict.moves, 1)]
+                lines.append(f"type {t['type']} is blocked by: " + cells_text(t["blockers"]))
+    lines += [f"{i:3d}. {cell_text(m.a)} {cell_text(m.b)}" for i, m in enumerate(verdict.moves, 1)]
     return lines
 
 
@@ -142,6 +149,14 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+def refuse_the_pack(out: Path, ref: str) -> None:
+    """Raise :class:`OutputError` when ``out`` is the pack the level ``ref`` (``PACK#ID``) comes
+    from: writing one level there would replace the whole pack. The level file itself may be."""
+    source = level_file(ref)
+    if source != ref and same_file(out, source):
+        raise OutputError(f"{out}: is the pack {ref} comes from: expected another file (writing one "
+                          "level there would replace the whole pack)")
 
 def load_moves(path: Path) -> list:
     obj = read_json(path)
@@ -191,16 +206,64 @@ class Engine(str, Enum):
 
 #: A LEVEL argument.
 LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
-#: ``--nodes`` of ``moves --classify``, ``hint`` and ``reshuffle``.
-ADVICE_NODES_HELP = "Search-node budget of each verification (deterministic)."
-#: ``--budget`` of the commands it limits as a whole: ``moves --classify``, ``hint``, ``reshuffle``.
-WHOLE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time); what it leaves undecided "
-                     "is unknown, exit 4. Makes the answer machine-dependent.")
+
+# -- the flags sibling commands share: one text each --------------------------------------------
+#: The kinds (``llkgen.<kind>/<n>``, ``llkgen schema <kind>``) of what each command prints with
+#: ``--json``: the one table of them. tests/test_json_outputs.py fails for a command that gains
+#: ``--json`` without an entry here, and for a kind without its schema.
+COMMAND_OUTPUTS: dict[str, tuple[str, ...]] = {
+    "moves": ("moves", "move-labels"),
+    "hint": ("hint",),
+    "reshuffle": ("reshuffle",),
+    "replay": ("replay",),
+    "solve": ("solve",),
+    "make": ("make-report",),
+    "merge": ("merge-report",),
+    "verify": ("verify-report",),
+    "grade": ("grade-report",),
+}
+
+
+def json_help(command: str) -> str:
+    """The ``--json`` help of ``command``, naming the schema of what it prints."""
+    first, *others = COMMAND_OUTPUTS[command]
+    also = f" ({', '.join(others)} with --classify)" if others else ""
+    return f"Print one JSON document on stdout instead of text; llkgen schema {first}{also} describes it."
+
+
+#: ``-q`` where it means no more than this (``verify -q`` still lists what failed: its own text).
+QUIET_HELP = "Print nothing but errors and failures (the --json document is printed as usual)."
+#: ``--nodes``: a budget of search nodes, deterministic, so the answer is the same on every machine.
+NODES_HELP = "Search-node budget of each verification (deterministic: the same answer on every machine)."
 #: ``--nodes`` of ``moves``, which counts only with ``--classify``.
-CLASSIFY_NODES_HELP = f"With --classify: {ADVICE_NODES_HELP} Default: {ADVICE_NODES}."
-#: The options of ``hint`` and ``solve``.
-HINT_JSON_HELP = "Print {\"status\", \"move\", \"witness\", \"proof\", \"reason\"}."
-SOLVE_BUDGET_HELP = "Wall-clock budget in seconds (makes the verdict machine-dependent)."
+CLASSIFY_NODES_HELP = f"With --classify: {NODES_HELP} Default: {ADVICE_NODES}."
+#: ``--nodes`` of ``verify``.
+VERIFY_NODES_HELP = (f"Search-node budget of each level searched (default: the level's recorded budget, else "
+                     f"{DEFAULT_NODES}); deterministic: the same answer on every machine.")
+#: How every ``--budget SECONDS`` begins: a limit on the whole command, never on a part of it.
+BUDGET_HELP = "Wall-clock limit in seconds for the whole command (0: no time)"
+#: ``--budget`` of the commands that answer about one board: ``moves --classify``, ``hint``,
+#: ``reshuffle``, ``solve``.
+WHOLE_BUDGET_HELP = f"{BUDGET_HELP}; what it leaves undecided is unknown, exit 4. Makes the answer machine-dependent."
+#: ``--budget`` of ``grade``.
+GRADE_BUDGET_HELP = (f"{BUDGET_HELP}: each level reports what it measured by then, levels not reached are not "
+                     "measured, exit 4. Makes the numbers machine-dependent.")
+#: ``--budget`` of ``make`` and ``merge``, which write nothing unless they finish.
+WRITE_BUDGET_HELP = f"{BUDGET_HELP}; when it runs out nothing is written (exit 4)."
+#: ``--budget`` of ``make``.
+MAKE_BUDGET_HELP = f"{WRITE_BUDGET_HELP} With --resume the journal keeps every level finished. Not with --scheduler."
+#: ``--budget`` of ``verify``.
+VERIFY_BUDGET_HELP = (f"{BUDGET_HELP}: each level searched gets at most the time left, and what is not checked "
+                      "when it runs out is unknown, exit 4. Makes the verdicts machine-dependent. Not with "
+                      "--scheduler.")
+#: ``--jobs`` of ``verify`` and ``grade``; ``make`` adds what it guarantees.
+JOBS_HELP = "Worker processes (default: the number of cores)."
+MAKE_JOBS_HELP = f"{JOBS_HELP} The pack is byte-identical for every value."
+#: ``--scheduler`` of ``make`` and ``verify``.
+SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
+                  "scheduler address such as tcp://HOST:8786. Needs: pip install 'llkgen[dask]'.")
+
+# -- the options of one command each --------------------------------------------------------------
 ENGINE_HELP = "The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."
 #: The options of ``render`` and ``view``.
 RENDER_SOLUTION_HELP = "Also write <id>.solution.svg: each level's certified removal order, step by step."
@@ -208,28 +271,11 @@ VIEW_LIMIT_HELP = "Most levels on one page; a bigger pack is cut, with a note."
 #: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
 #: quick in a browser; one of 100,000 would be 80 MB, more for bigger boards.
 VIEW_LEVELS = 1000
-#: ``--scheduler`` of ``make`` and ``verify``.
-SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
-                  "scheduler address such as tcp://HOST:8786. Needs: pip install 'llkgen[dask]'.")
 #: The arguments of ``grade``.
 GRADE_SOURCE_HELP = "A level file, PACK.json#ID, a pack file or a pack directory."
-GRADE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level reports what it "
-                     "measured by then, levels not reached are not measured, exit 4. Makes the numbers "
-                     "machine-dependent.")
 GRADE_SE_HELP = ("The standard error the difficulty score is measured to, in points (default 1.5, as make "
                  "does): batches of 32 playthroughs until it is reached, at most 1024 per model player.")
-
-#: ``--budget`` of ``make`` and ``merge``, which write nothing unless they finish.
-WRITE_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command; when it runs out nothing is written "
-                     "(exit 4).")
-#: ``--budget`` of ``make``.
-MAKE_BUDGET_HELP = f"{WRITE_BUDGET_HELP} With --resume the journal keeps every level finished. Not with --scheduler."
-#: ``--budget`` of ``verify``.
-VERIFY_BUDGET_HELP = ("Wall-clock limit in seconds for the whole command (0: no time): each level searched gets "
-                      "at most the time left, and what is not checked when it runs out is unknown, exit 4. Makes "
-                      "the verdicts machine-dependent. Not with --scheduler.")
-#: ``--jobs`` and ``--shard`` of ``make``.
-MAKE_JOBS_HELP = "Worker processes (default: the number of cores). The pack is byte-identical for every value."
+#: ``--shard`` of ``make``.
 SHARD_HELP = ("Make only the levels i with i mod N = K (0 <= K < N) into a shard file; join the N shards with "
               "llkgen merge.")
 #: ``--out`` of ``merge``.
@@ -245,20 +291,17 @@ RESUME_HELP = ("Journal each finished level in OUT.journal and, after an interru
 #: The arguments of ``verify``.
 VERIFY_PATHS_HELP = ("Level files, pack files, pack directories, or directories (searched recursively for *.json "
                      "and pack directories).")
-VERIFY_NODES_HELP = f"Search budget per level in nodes (default: the level's recorded budget, else {DEFAULT_NODES})."
 RESOLVE_HELP = "Search every level, also those a stored solution certifies (slower)."
-VERIFY_QUIET_HELP = ("Print nothing but the levels and files that are not certified, and the summary (--json: "
-                     "unchanged).")
+VERIFY_QUIET_HELP = ("Print nothing but the levels and files that are not certified, and the summary (the --json "
+                     "document is printed as usual).")
 #: The options of ``moves`` and ``reshuffle``.
 CLASSIFY_HELP = ("Also label each pair: safe (the board can still be cleared after it, with a replayed witness), "
                  "fatal (proven: it cannot) or unknown (a budget ran out).")
 RESHUFFLE_OUT_HELP = ("Write the new board as a llkgen.level/1 file (same id and rules, its replayed solution, and "
                       "\"reshuffle\": {seed, attempts}). It may be the level file itself, never the pack a PACK#ID "
                       "level came from.")
-RESHUFFLE_JSON_HELP = ("Print {\"grid\", \"seed\", \"attempts\", \"solution\"} (or, if none, {\"status\", "
-                       "\"reason\"}).")
 #: The NAME argument of ``schema``.
-SCHEMA_NAME_HELP = "level, level-flat, pack or pack-files (llkgen/schemas/NAME.schema.json)."
+SCHEMA_NAME_HELP = "A name llkgen schema lists: the file llkgen/schemas/NAME.schema.json."
 #: The MOVES.json argument of ``replay``.
 MOVES_FILE_HELP = ("A JSON list of [[r1, c1], [r2, c2]] moves, or an object with \"solution\" (e.g. "
                    "solve --json output). Default: the solution stored in the level.")

@@ -1,4 +1,4 @@
-"""``llkgen verify`` for CI: statuses, exit-code precedence, reports, bad files.
+"""``llkgen verify`` for CI: checks, exit-code precedence, reports, bad files.
 
 Library-level tests call :func:`llkgen.jobs.check.verify_paths`; the CLI tests run the real
 ``llkgen`` command as a subprocess and assert on its output and exit code.
@@ -53,20 +53,20 @@ def test_preconditions():
     assert verify(Board.from_grid(HARD_GRID), Rules(False, "none"), Budget(nodes=1)).status == "unknown"
 
 
-def statuses(report):
-    return [(lv.label.rsplit("/", 1)[-1], lv.status) for lv in report.levels]
+def checks(report):
+    return [(lv.label.rsplit("/", 1)[-1], lv.check) for lv in report.levels]
 
 
-def test_every_status_and_its_exit_code(tmp_path):
+def test_every_check_and_its_exit_code(tmp_path):
     cases = {
         "ok": (GOOD, 0),
         "unsolvable": (UNSOLVABLE, 3),
         "unknown": (HARD, 4),
         "failed": (GOOD | {"solution": [[[0, 1], [0, 3]], [[0, 0], [2, 0]]]}, 1),
     }
-    for status, (level, code) in cases.items():
-        report = verify_paths([write(tmp_path / f"{status}.json", level)])
-        assert [lv.status for lv in report.levels] == [status]
+    for check, (level, code) in cases.items():
+        report = verify_paths([write(tmp_path / f"{check}.json", level)])
+        assert [lv.check for lv in report.levels] == [check]
         assert report.exit_code == code
 
 
@@ -86,8 +86,8 @@ def test_a_corrupt_file_is_named_and_the_others_still_checked(tmp_path):
     write(tmp_path / "c.json", pack(GOOD, UNSOLVABLE))
     write(tmp_path / "d.json", GOOD | {"grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 4]]})  # odd counts
     report = verify_paths([tmp_path])
-    assert statuses(report) == [("a.json", "ok"), ("c.json#good", "ok"), ("c.json#locked", "unsolvable")]
-    assert [(Path(p.file).name, p.status) for p in report.problems] == [("b.json", "invalid"), ("d.json", "invalid")]
+    assert checks(report) == [("a.json", "ok"), ("c.json#good", "ok"), ("c.json#locked", "unsolvable")]
+    assert [(Path(p.file).name, p.check) for p in report.problems] == [("b.json", "invalid"), ("d.json", "invalid")]
     assert "bad JSON" in report.problems[0].detail
     assert report.lines()[-2].startswith("INVALID    ") and report.lines()[0].startswith("ok         ")
     assert "even number of times" in report.problems[1].detail
@@ -100,7 +100,7 @@ def test_certificates_are_not_trusted(tmp_path):
     lying = UNSOLVABLE | {"certificate": {"verdict": "solvable", "method": "x", "stats": {"nodes": 1}},
                           "solution": [[[0, 0], [1, 1]], [[0, 1], [1, 0]]]}
     report = verify_paths([write(tmp_path / "lie.json", lying)])
-    assert report.levels[0].status == "failed"
+    assert report.levels[0].check == "failed"
     assert "stored solution fails: move 0" in report.levels[0].detail
 
 
@@ -108,7 +108,7 @@ def test_a_stored_solution_settles_an_undecided_level(tmp_path):
     level = HARD | {"solution": hard_solution()}
     path = write(tmp_path / "h.json", level)
     (res,) = verify_paths([path], resolve=True).levels
-    assert (res.status, res.verdict, res.method, res.solution) == ("ok", "unknown", "replay", "replays")
+    assert (res.check, res.verdict, res.method, res.replayed) == ("ok", "unknown", "replay", True)
     assert res.stage and res.nodes >= 1 and "search undecided" in res.detail
 
 
@@ -123,8 +123,9 @@ def test_a_stored_solution_is_replayed_not_searched(tmp_path, monkeypatch):
     monkeypatch.setattr(ci, "verify", tripwire)
     path = write(tmp_path / "p.json", pack(GOOD, HARD | {"solution": hard_solution()}))
     report = verify_paths([path])
-    assert [(r.status, r.verdict, r.method, r.stage, r.nodes, r.solution) for r in report.levels] == \
-        [("ok", "solvable", "replay", "", 0, "replays")] * 2
+    assert [(r.check, r.verdict, r.method, r.stage, r.nodes, r.replayed, r.solution_moves)
+            for r in report.levels] == [("ok", "solvable", "replay", "", 0, True, 3),
+                                        ("ok", "solvable", "replay", "", 0, True, len(hard_solution()))]
     assert "the stored solution replays: all 3 moves are legal" in report.levels[0].detail
     assert report.exit_code == 0 and report.methods == {"replay": 2, "search": 0}
     assert "2 certified (2 by replay, 0 by search)" in report.summary()
@@ -136,8 +137,8 @@ def test_resolve_searches_every_level(tmp_path):
     assert [(r.method, r.verdict) for r in plain.levels] == [("replay", "solvable"), ("search", "solvable")]
     assert plain.levels[1].nodes >= 0 and plain.levels[1].stage
     forced = verify_paths([path], resolve=True)
-    assert [(r.status, r.method, r.solution) for r in forced.levels] == \
-        [("ok", "search", "replays"), ("ok", "search", "none")]
+    assert [(r.check, r.method, r.replayed, r.solution_moves) for r in forced.levels] == \
+        [("ok", "search", True, 3), ("ok", "search", None, None)]
     assert all(r.stage for r in forced.levels)
 
 
@@ -152,7 +153,7 @@ def test_a_corrupt_stored_solution_fails(tmp_path, resolve):
     path = write(tmp_path / "p.json", pack(GOOD | {"solution": BAD_MOVE}))
     report = verify_paths([path], resolve=resolve)
     (res,) = report.levels
-    assert (res.status, res.solution, report.exit_code) == ("failed", "fails", 1)
+    assert (res.check, res.replayed, res.solution_moves, report.exit_code) == ("failed", False, 2, 1)
     assert res.detail.startswith("stored solution fails: move 1: cells [0, 0] and [2, 0] hold different types")
     if resolve:
         assert (res.method, res.verdict) == ("search", "solvable") and "(search: solvable" in res.detail
@@ -163,9 +164,10 @@ def test_a_corrupt_stored_solution_fails(tmp_path, resolve):
 
 def test_a_solution_that_leaves_tiles_fails(tmp_path):
     res = verify_paths([write(tmp_path / "l.json", GOOD | {"solution": GOOD["solution"][:2]})]).levels[0]
-    assert res.status == "failed" and "but 2 tiles remain" in res.detail
+    assert res.check == "failed" and "but 2 tiles remain" in res.detail
     res = verify_paths([write(tmp_path / "n.json", GOOD | {"solution": "none"})]).levels[0]
-    assert res.status == "failed" and "expected a list of moves" in res.detail
+    assert res.check == "failed" and "expected a list of moves" in res.detail
+    assert (res.replayed, res.solution_moves) == (False, None)  # a solution, but no list of moves
 
 
 def _slow_64() -> dict:
@@ -193,18 +195,18 @@ def test_seconds_budget_makes_a_slow_board_unknown(tmp_path):
     report = verify_paths([path], nodes=5, seconds=0.3)
     took = time.perf_counter() - started
     (res,) = report.levels
-    assert (res.status, res.method, res.seconds, report.exit_code) == ("unknown", "search", 0.3, 4)
+    assert (res.check, res.method, res.budget, report.exit_code) == ("unknown", "search", Budget(5, 0.3), 4)
     assert res.detail.startswith("unknown: undecided: the --budget of 0.3 s ran out during the "), res.detail
     assert took < 0.3 + 2.0 + 1.0  # the budget, the flake margin, and reading a 64x64 file
 
 
 def test_budget_comes_from_nodes_then_certificate_then_default(tmp_path):
     path = write(tmp_path / "h.json", HARD)
-    assert verify_paths([path]).levels[0].budget == 1
+    assert verify_paths([path]).levels[0].budget == Budget(1, None)
     res = verify_paths([path], nodes=100_000).levels[0]
-    assert (res.budget, res.status) == (100_000, "ok")
+    assert (res.budget, res.check) == (Budget(100_000, None), "ok")
     plain = {k: v for k, v in HARD.items() if k != "certificate"}
-    assert verify_paths([write(tmp_path / "p.json", plain)]).levels[0].budget == 200_000
+    assert verify_paths([write(tmp_path / "p.json", plain)]).levels[0].budget.nodes == 200_000
 
 
 def test_directories_are_searched_recursively(tmp_path):
@@ -215,8 +217,8 @@ def test_directories_are_searched_recursively(tmp_path):
     found = [(p.relative_to(tmp_path).as_posix(), strict) for p, strict in collect([tmp_path / "x"])]
     assert found == [("x/package.json", False), ("x/y/deep.json", False)]
     report = verify_paths([tmp_path / "x"])
-    assert statuses(report) == [("deep.json", "ok")]
-    assert [(Path(p.file).name, p.status) for p in report.problems] == [("package.json", "skipped")]
+    assert checks(report) == [("deep.json", "ok")]
+    assert [(Path(p.file).name, p.check) for p in report.problems] == [("package.json", "skipped")]
     assert report.exit_code == 0
     # Named explicitly, the same file is checked strictly.
     assert verify_paths([tmp_path / "x" / "package.json"]).exit_code == 1
@@ -246,11 +248,13 @@ def test_junit_and_json_reports(tmp_path):
                for case in root.iter("testcase")]
     assert methods == ["replay", "search", "search", None]  # GOOD stores a solution; q.json is invalid
     obj = json.loads(json.dumps(report.to_json()))
-    assert obj["format"] == "llkgen.verify-report/1" and obj["exit_code"] == 1
-    assert [lv["status"] for lv in obj["levels"]] == ["ok", "unsolvable", "unknown"]
+    assert obj["format"] == "llkgen.verify-report/2" and obj["exit_code"] == 1
+    assert [(lv["check"], lv["verdict"]) for lv in obj["levels"]] == \
+        [("ok", "solvable"), ("unsolvable", "unsolvable"), ("unknown", "unknown")]
+    assert [(lv["replayed"], lv["solution_moves"]) for lv in obj["levels"]] == [(True, 3), (None, None), (None, None)]
     assert [lv["method"] for lv in obj["levels"]] == ["replay", "search", "search"]
     assert obj["summary"]["certified_by"] == {"replay": 1, "search": 0}
-    assert obj["files"][0]["status"] == "invalid"
+    assert obj["files"][0]["check"] == "invalid"
 
 
 # -- the real command ---------------------------------------------------------------------------
@@ -288,7 +292,7 @@ def test_cli_verify(tmp_path):
 
     r = runs["json"]
     assert r.returncode == 3
-    assert [lv["status"] for lv in json.loads(r.stdout)["levels"]] == ["ok", "unknown", "unsolvable"]
+    assert [lv["check"] for lv in json.loads(r.stdout)["levels"]] == ["ok", "unknown", "unsolvable"]
 
     r = runs["nodes"]
     assert r.returncode == 0 and r.stdout.splitlines()[-1].endswith("(exit 0)")
@@ -327,10 +331,10 @@ def test_pack_directories_are_streamed_and_found_in_folders(tmp_path):
         [("levels/a.json", False), ("levels/big", False), ("levels/web/index.json", False),
          ("levels/web/lv.json", False)]
     report = verify_paths([tmp_path / "levels"], jobs=2)
-    assert statuses(report) == [("a.json", "ok"), ("big#good", "ok"), ("big#locked", "unsolvable"),
+    assert checks(report) == [("a.json", "ok"), ("big#good", "ok"), ("big#locked", "unsolvable"),
                                 ("big#hard", "unknown"), ("big#g2", "ok"), ("lv.json", "ok")]
     assert [lv.method for lv in report.levels] == ["replay", "replay", "search", "search", "replay", "replay"]
-    assert [(Path(p.file).name, p.status) for p in report.problems] == [("index.json", "skipped")]
+    assert [(Path(p.file).name, p.check) for p in report.problems] == [("index.json", "skipped")]
     assert verify_paths([big]).to_json()["levels"] == verify_paths([big], jobs=2).to_json()["levels"]
 
 
@@ -339,9 +343,9 @@ def test_a_broken_pack_directory_is_invalid_at_its_line(tmp_path):
     part = big / "levels-00001.jsonl"
     part.write_text(part.read_text("utf-8").replace('"rows":3', '"rows":4'), "utf-8")
     report = verify_paths([big])
-    assert statuses(report) == [("big#good", "ok"), ("big#g2", "ok")]  # those before the bad line
+    assert checks(report) == [("big#good", "ok"), ("big#g2", "ok")]  # those before the bad line
     (p,) = report.problems
-    assert (p.file, p.status) == (f"{part}:1", "invalid")
+    assert (p.file, p.check) == (f"{part}:1", "invalid")
     assert p.detail == "levels[2]: rows/cols say 4x4 but the grid is 3x4"
     assert report.exit_code == 1
     assert report.lines()[-1] == f"INVALID    {part}:1: levels[2]: rows/cols say 4x4 but the grid is 3x4"
@@ -363,7 +367,7 @@ def test_a_pack_directory_is_read_as_it_is_checked(tmp_path):
             last.write_text("[]\n", "utf-8")
 
     report = verify_paths([big], on_level=break_last_part)
-    assert statuses(report) == [("big#good", "ok"), ("big#g2", "ok")]
+    assert checks(report) == [("big#good", "ok"), ("big#g2", "ok")]
     assert [(p.file, p.detail) for p in report.problems] == \
         [(f"{last}:1", "levels[2]: expected a level object, found a list of 0")]
 
@@ -421,7 +425,7 @@ def test_cli_verify_replay_resolve_budget_and_pack_dirs(tmp_path):
     r = runs["budget"]
     assert r.returncode == 4, r.stderr
     (lv,) = json.loads(r.stdout)["levels"]
-    assert (lv["status"], lv["method"], lv["seconds"]) == ("unknown", "search", 0.3)
+    assert (lv["check"], lv["method"], lv["budget"]["seconds"]) == ("unknown", "search", 0.3)
     assert "the --budget of 0.3 s ran out" in lv["detail"]
 
 
@@ -438,10 +442,10 @@ def test_budget_bounds_the_whole_run_not_each_level(tmp_path):
     took = time.perf_counter() - started
     assert took < 1.0 + 0.5 + 1.0 + 1.0, took  # the bound, the flake guard, reading 4 64x64 levels
     by = {lv.label.rsplit("#", 1)[-1]: lv for lv in report.levels}
-    assert [lv.status for lv in report.levels] == ["unknown"] * 4 + ["ok"], report.lines()
+    assert [lv.check for lv in report.levels] == ["unknown"] * 4 + ["ok"], report.lines()
     assert by[str(good)].method == "replay" and report.exit_code == 4 and report.problems == []
     for lv in report.levels[:4]:
-        assert lv.seconds == 1.0
+        assert lv.budget == Budget(5, 1.0)
         assert lv.detail == "not checked: the --budget of 1 s ran out" or \
             lv.detail.startswith("unknown: undecided: the --budget of 1 s ran out during the "), lv.detail
     assert any(lv.detail.startswith("not checked") for lv in report.levels[:4])  # two workers, four levels
@@ -452,7 +456,7 @@ def test_budget_zero_checks_nothing_and_reports_every_file(tmp_path):
     write_pack_dir_of(tmp_path / "dir", GOOD, GOOD | {"id": "g2"})
     report = verify_paths([tmp_path], seconds=0)
     assert (report.checked, report.files, report.exit_code) == (0, 2, 4)
-    assert [(p.file.rsplit("/", 1)[-1], p.status, p.detail) for p in report.problems] == \
+    assert [(p.file.rsplit("/", 1)[-1], p.check, p.detail) for p in report.problems] == \
         [(name, "unknown", "not checked: the --budget of 0 s ran out") for name in ("a.json", "dir")]
     assert report.summary().endswith("; 2 files not (fully) checked: the time budget ran out (exit 4)")
     assert report.counts()["skipped_files"] == 0
@@ -470,6 +474,6 @@ def test_cli_verify_budget_zero_and_with_scheduler(tmp_path):
     assert r.returncode == 4, r.stderr
     report = json.loads(r.stdout)
     assert (report["exit_code"], report["levels"], report["files"]) == \
-        (4, [], [{"file": "a.json", "status": "unknown", "detail": "not checked: the --budget of 0 s ran out"}])
+        (4, [], [{"file": "a.json", "check": "unknown", "detail": "not checked: the --budget of 0 s ran out"}])
     r = llkgen("verify", "a.json", "--budget", "1", "--scheduler", "local", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (2, "") and r.stderr.startswith("Error: --budget: cannot be kept with")

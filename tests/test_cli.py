@@ -210,8 +210,8 @@ def test_moves_text(runs):
     r = runs["moves"]
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout == (
-        "type 2: [0, 1] [0, 3]  via (0,1) -> (0,3)\n"
-        "type 3: [2, 0] [2, 3]  via (2,0) -> (2,3)\n"
+        "type 2: [0, 1] [0, 3]  via [0, 1] -> [0, 3]\n"
+        "type 3: [2, 0] [2, 3]  via [2, 0] -> [2, 3]\n"
         "2 removable pairs\n"
     )
 
@@ -221,22 +221,22 @@ def test_moves_json_exact(runs):
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout.count("\n") == 1
     assert json.loads(r.stdout) == {
+        "format": "llkgen.moves/1",
         "moves": [
-            {"a": [0, 1], "b": [0, 3], "path": [[0, 1], [0, 3]]},
-            {"a": [2, 0], "b": [2, 3], "path": [[2, 0], [2, 3]]},
-        ]
+            {"move": [[0, 1], [0, 3]], "path": [[0, 1], [0, 3]]},
+            {"move": [[2, 0], [2, 3]], "path": [[2, 0], [2, 3]]},
+        ],
+        "tiles_left": 6,
     }
 
 
 def test_moves_json_uses_ring_coordinates(runs):
     r = runs["moves-ring-json"]
     assert r.returncode == 0
-    assert json.loads(r.stdout) == {
-        "moves": [
-            {"a": [0, 0], "b": [0, 2], "path": [[0, 0], [-1, 0], [-1, 2], [0, 2]]},
-            {"a": [0, 1], "b": [0, 3], "path": [[0, 1], [-1, 1], [-1, 3], [0, 3]]},
-        ]
-    }
+    assert json.loads(r.stdout)["moves"] == [
+        {"move": [[0, 0], [0, 2]], "path": [[0, 0], [-1, 0], [-1, 2], [0, 2]]},
+        {"move": [[0, 1], [0, 3]], "path": [[0, 1], [-1, 1], [-1, 3], [0, 3]]},
+    ]
 
 
 def test_moves_none_on_a_dead_board_exits_3(cli):
@@ -244,14 +244,14 @@ def test_moves_none_on_a_dead_board_exits_3(cli):
     r = cli("moves", "stuck.json")
     assert (r.returncode, r.stdout) == (3, "0 removable pairs\n")
     r = cli("moves", "stuck.json", "--json")
-    assert (r.returncode, r.stdout) == (3, '{"moves": []}\n')
+    assert (r.returncode, r.stdout) == (3, '{"format": "llkgen.moves/1", "moves": [], "tiles_left": 4}\n')
 
 
 def test_moves_none_on_a_cleared_board_exits_0(cli):
     r = cli("moves", "cleared.json")
     assert (r.returncode, r.stdout) == (0, "0 removable pairs\n")
     r = cli("moves", "cleared.json", "--json")
-    assert (r.returncode, r.stdout) == (0, '{"moves": []}\n')
+    assert (r.returncode, r.stdout) == (0, '{"format": "llkgen.moves/1", "moves": [], "tiles_left": 0}\n')
 
 
 # -- replay ----------------------------------------------------------------------------------------
@@ -290,20 +290,21 @@ def test_replay_partial_is_a_failure(cli):
     assert (r.returncode, r.stderr) == (1, "FAILED: all 1 moves are legal but 4 tiles remain\n")
 
 
-REPLAY_JSON = {"format": "llkgen.replay/1", "ok": True, "cleared": True, "moves": 3, "applied": 3, "tiles_left": 0,
-               "error": None, "error_index": None, "reason": None}
+REPLAY_JSON = {"format": "llkgen.replay/2", "ok": True, "cleared": True, "given": 3, "applied": 3, "tiles_left": 0,
+               "error_index": None, "reason": None, "error": None}
 
 
 def test_replay_json_ok(runs):
     r = runs["replay-json-ok"]
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout.count("\n") == 1 and json.loads(r.stdout) == REPLAY_JSON
+    assert list(json.loads(r.stdout)) == list(REPLAY_JSON)  # "format" first, then the order documented
 
 
 @pytest.mark.parametrize("moves, expected", [
-    ("bad-step.json", {"ok": False, "cleared": False, "moves": 2, "applied": 1, "tiles_left": 4,
+    ("bad-step.json", {"ok": False, "cleared": False, "given": 2, "applied": 1, "tiles_left": 4,
                        "error": "move 1: cell [0, 1] is empty", "error_index": 1, "reason": "cell [0, 1] is empty"}),
-    ("partial.json", {"ok": True, "cleared": False, "moves": 1, "applied": 1, "tiles_left": 4,
+    ("partial.json", {"ok": True, "cleared": False, "given": 1, "applied": 1, "tiles_left": 4,
                       "error": "all 1 moves are legal but 4 tiles remain"}),
 ])
 def test_replay_json_failures_exit_1_with_the_step_and_reason(cli, moves, expected):
@@ -451,6 +452,75 @@ def test_help_examples_run_as_printed_in_an_empty_directory(tmp_path):
     assert (tmp_path / "my-levels.yaml").is_file() and (tmp_path / "output" / "easy.html").is_file()
     # merge rewrote the pack make wrote, with the same bytes
     assert (tmp_path / "output" / "easy.json").read_bytes() == made
+
+
+#: The flags sibling commands share, where each has them (issue 20: --json, -q, --budget, --nodes).
+SHARED_FLAGS = {
+    "init": set(), "show": set(), "schema": set(),
+    "moves": {"--json", "--nodes", "--budget"},
+    "hint": {"--json", "--nodes", "--budget"},
+    "reshuffle": {"--json", "--nodes", "--budget", "-q"},
+    "replay": {"--json", "-q"},
+    "solve": {"--json", "--nodes", "--budget"},
+    "render": {"-q"},
+    "view": {"-q"},
+    "make": {"--json", "--budget", "-q"},
+    "merge": {"--json", "--budget", "-q"},
+    "verify": {"--json", "--nodes", "--budget", "-q"},
+    "grade": {"--json", "--budget", "-q"},
+}
+
+
+def test_sibling_commands_share_their_flags_and_their_help():
+    from typer.main import get_command
+
+    from llkgen import console
+    from llkgen.cli import app
+
+    commands = get_command(app).commands
+    assert sorted(commands) == sorted(SHARED_FLAGS)
+    for name, command in commands.items():
+        options = {opt: p for p in command.params for opt in p.opts}
+        assert {f for f in ("--json", "--nodes", "--budget", "-q") if f in options} == SHARED_FLAGS[name], name
+        if "-q" in options:
+            assert options["-q"] is options.get("--quiet")
+            assert options["-q"].help in (console.QUIET_HELP, console.VERIFY_QUIET_HELP), name
+        if "--budget" in options:
+            assert options["--budget"].metavar == "SECONDS", name
+            assert console.BUDGET_HELP in options["--budget"].help, name
+        if "--nodes" in options:
+            assert console.NODES_HELP in options["--nodes"].help or options["--nodes"].help == \
+                console.VERIFY_NODES_HELP, name
+        if "--jobs" in options:
+            assert console.JOBS_HELP in options["--jobs"].help, name
+        if "--json" in options:
+            assert options["--json"].help == console.json_help(name), name
+
+
+def test_quiet_prints_nothing_but_errors_and_failures(cli, tmp_path):
+    r = cli("replay", DEMO, DEMO_MOVES, "-q")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = cli("replay", DEMO, "bad-step.json", "-q")
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", "FAILED: move 1: cell [0, 1] is empty\n")
+    r = cli("render", DEMO, "--out", str(tmp_path / "svg"), "--solution", "-q")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert sorted(p.name for p in (tmp_path / "svg").iterdir()) == ["demo-1.solution.svg", "demo-1.svg"]
+    r = cli("view", PERFT, "--out", str(tmp_path / "v.html"), "--limit", "1", "-q")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "") and (tmp_path / "v.html").is_file()
+    r = cli("view", PERFT, "--out", str(tmp_path / "v.html"), "--limit", "1")
+    assert r.stderr.startswith("note: ") and r.stdout.startswith("viewer written to ")
+    r = cli("reshuffle", "stuck.json", "--seed", "1", "--out", str(tmp_path / "r.json"), "-q")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "") and (tmp_path / "r.json").is_file()
+
+
+def test_shell_completion_is_offered_and_completes(cli):
+    text = _flat(cli("--help").stdout)
+    assert "--install-completion" in text and "--show-completion" in text
+    # What bash's completion function asks the installed command, and its answers.
+    for words, cword, expected in (("llkgen mo", "1", ["moves"]), ("llkgen moves --cl", "2", ["--classify"])):
+        env = {**os.environ, "_LLKGEN_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": cword}
+        r = subprocess.run([_console_script()], capture_output=True, text=True, env=env, timeout=120)
+        assert (r.returncode, r.stdout.split(), r.stderr) == (0, expected, ""), words
 
 
 def test_version(cli):

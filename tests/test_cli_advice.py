@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import llkgen
+from llkgen.formats.level import level_from_json
 from llkgen.game.referee import replay
 
 from cli_runner import run_cli_in_process
@@ -76,7 +77,8 @@ def llkgen_cli(files, monkeypatch, capsys):
 
 
 def _pairs(moves: list) -> list:
-    return [(tuple(m["a"]), tuple(m["b"])) if isinstance(m, dict) else (tuple(m[0]), tuple(m[1])) for m in moves]
+    """Moves ``[[r1, c1], [r2, c2]]`` as the referee's pairs of cells."""
+    return [(tuple(m[0]), tuple(m[1])) for m in moves]
 
 
 def _board(name: str) -> tuple[llkgen.Board, llkgen.Rules]:
@@ -89,39 +91,47 @@ def test_hint_json_gives_a_move_whose_witness_clears_the_board(llkgen_cli, files
     code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--json")
     assert code == 0
     found = json.loads(out)
-    assert found["status"] == "move" and found["proof"] is None
+    assert (found["format"], found["verdict"], found["proof"]) == ("llkgen.hint/1", "solvable", None)
     lv = llkgen.load_pack(files / "easy.json").levels[0]
     order = _pairs([found["move"]]) + _pairs(found["witness"])
     result = replay(lv.board, lv.rules, order)
     assert result.ok and result.cleared
-    assert [list(p) for p in result.paths[0]] == found["move"]["path"]
+    assert [list(p) for p in result.paths[0]] == found["path"]
+    assert found["budget"] == {"nodes": 20000, "seconds": None}
 
 
 def test_hint_prints_the_move_and_its_path(llkgen_cli):
     code, out, _ = llkgen_cli("hint", "mixed.json")
     assert code == 0
-    assert out.splitlines() == ["hint: type 1: [0, 0] [0, 1]  via (0,0) -> (0,1)",
+    assert out.splitlines() == ["hint: type 1: [0, 0] [0, 1]  via [0, 0] -> [0, 1]",
                                 "after this move the board can still be cleared (2 more moves)"]
 
 
 def test_hint_on_a_dead_board_exits_3_with_the_locked_tiles(llkgen_cli):
     code, out, _ = llkgen_cli("hint", "dead.json")
     assert code == 3
-    assert out.startswith("dead: no move can clear the board: 4 tiles can never be removed")
-    assert "locked tiles: (0,0) (0,1) (1,0) (1,1)" in out.splitlines()
+    assert out.startswith("unsolvable: no move can clear the board: 4 tiles can never be removed")
+    assert "locked tiles: [0, 0] [0, 1] [1, 0] [1, 1]" in out.splitlines()
+    code, out, _ = llkgen_cli("hint", "dead.json", "--json")
+    found = json.loads(out)
+    assert (code, found["verdict"], found["move"], found["witness"]) == (3, "unsolvable", None, None)
+    assert found["proof"]["argument"] == "lock-test" and found["proof"]["locked"] == [[0, 0], [0, 1], [1, 0], [1, 1]]
 
 
 def test_hint_out_of_nodes_exits_4(llkgen_cli):
     code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--nodes", "1")
     assert code == 4
-    assert out.startswith("undecided: the node budget (1) ran out")
+    assert out.startswith("unknown: undecided: the node budget (1) ran out")
     code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--nodes", "1", "--json")
-    assert code == 4 and json.loads(out)["status"] == "undecided"
+    found = json.loads(out)
+    assert (code, found["verdict"], found["proof"], found["budget"]) == (4, "unknown", {"budget": "nodes"},
+                                                                         {"nodes": 1, "seconds": None})
 
 
 def test_hint_on_a_cleared_board_exits_0(llkgen_cli):
     code, out, _ = llkgen_cli("hint", "cleared.json", "--json")
-    assert (code, json.loads(out)["status"]) == (0, "cleared")
+    found = json.loads(out)
+    assert (code, found["verdict"], found["move"], found["witness"]) == (0, "solvable", None, [])
 
 
 # -- moves --classify ---------------------------------------------------------------------------
@@ -130,11 +140,12 @@ def test_classify_labels_each_move_with_its_evidence(llkgen_cli):
     assert code == 0
     got = json.loads(out)
     assert got["summary"] == {"safe": 1, "fatal": 1, "unknown": 0}
-    by_pair = {(tuple(m["a"]), tuple(m["b"])): m for m in got["moves"]}
+    by_pair = {tuple(_pairs([m["move"]])[0]): m for m in got["moves"]}
     assert set(by_pair) == {((0, 0), (0, 1)), ((0, 0), (1, 0))}
     fatal = by_pair[((0, 0), (1, 0))]
-    assert fatal["label"] == "fatal" and fatal["proof"]["argument"] == "lock-test" and "witness" not in fatal
+    assert fatal["label"] == "fatal" and fatal["proof"]["argument"] == "lock-test" and fatal["witness"] is None
     safe = by_pair[((0, 0), (0, 1))]
+    assert safe["proof"] is None
     board, rules = _board("mixed.json")
     assert replay(board, rules, [((0, 0), (0, 1)), *_pairs(safe["witness"])]).cleared
     assert not replay(board, rules, [((0, 0), (1, 0)), ((0, 2), (1, 1)), ((0, 1), (1, 2))]).cleared
@@ -143,8 +154,8 @@ def test_classify_labels_each_move_with_its_evidence(llkgen_cli):
 def test_classify_text_has_a_line_per_move_and_a_summary(llkgen_cli):
     code, out, _ = llkgen_cli("moves", "mixed.json", "--classify")
     assert code == 0
-    assert out.splitlines() == ["safe    type 1: [0, 0] [0, 1]  via (0,0) -> (0,1)",
-                                "fatal   type 1: [0, 0] [1, 0]  via (0,0) -> (1,0)",
+    assert out.splitlines() == ["safe    type 1: [0, 0] [0, 1]  via [0, 0] -> [0, 1]",
+                                "fatal   type 1: [0, 0] [1, 0]  via [0, 0] -> [1, 0]",
                                 "2 removable pairs: 1 safe, 1 fatal, 0 unknown"]
 
 
@@ -174,9 +185,9 @@ def test_classify_out_of_nodes_exits_4(llkgen_cli):
 def test_moves_without_classify_is_unchanged(llkgen_cli):
     code, out, _ = llkgen_cli("moves", "mixed.json", "--json")
     assert code == 0
-    assert json.loads(out) == {"moves": [
-        {"a": [0, 0], "b": [0, 1], "path": [[0, 0], [0, 1]]},
-        {"a": [0, 0], "b": [1, 0], "path": [[0, 0], [1, 0]]}]}
+    assert json.loads(out) == {"format": "llkgen.moves/1", "moves": [
+        {"move": [[0, 0], [0, 1]], "path": [[0, 0], [0, 1]]},
+        {"move": [[0, 0], [1, 0]], "path": [[0, 0], [1, 0]]}], "tiles_left": 6}
 
 
 def test_nodes_without_classify_is_a_usage_error(llkgen_cli):
@@ -201,11 +212,13 @@ def test_reshuffle_json_replays_and_keeps_the_tiles(llkgen_cli, files):
     code, out, _ = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--json")
     assert code == 0
     got = json.loads(out)
+    assert (got["format"], got["verdict"]) == ("llkgen.reshuffle/1", "solvable")
     lv = llkgen.load_pack(files / "easy.json").levels[0]
-    new = llkgen.Board.from_grid(got["grid"])
-    assert new != lv.board and sorted(new.cells) == sorted(lv.board.cells)
-    assert replay(new, lv.rules, got["solution"]).cleared
-    assert (got["seed"], got["attempts"]) == (5, 1)
+    new = level_from_json(got["level"])  # the level --out writes
+    assert new.board != lv.board and sorted(new.board.cells) == sorted(lv.board.cells)
+    assert (new.id, new.rules) == (lv.id, lv.rules)
+    assert replay(new.board, new.rules, new.solution).cleared
+    assert (got["seed"], got["attempts"]) == (5, 1) and new.extra["reshuffle"] == {"seed": 5, "attempts": 1}
     assert llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--json")[1] == out
 
 
@@ -235,14 +248,18 @@ def test_reshuffle_may_replace_the_level_file_but_never_the_pack(llkgen_cli, fil
 
 def test_reshuffle_exits_3_when_no_arrangement_can_be_cleared(llkgen_cli):
     code, out, _ = llkgen_cli("reshuffle", "walled.json", "--seed", "0")
-    assert code == 3 and out.startswith("impossible: no arrangement of the 2 tiles left can be cleared")
+    assert code == 3 and out.startswith("unsolvable: no arrangement of the 2 tiles left can be cleared")
     code, out, _ = llkgen_cli("reshuffle", "walled.json", "--seed", "0", "--json")
-    assert code == 3 and json.loads(out)["status"] == "impossible"
+    got = json.loads(out)
+    assert code == 3 and (got["verdict"], got["level"], got["attempts"]) == ("unsolvable", None, None)
+    # -q prints nothing but errors and failures: this is one
+    text = llkgen_cli("reshuffle", "walled.json", "--seed", "0")[1]
+    assert llkgen_cli("reshuffle", "walled.json", "--seed", "0", "-q")[:2] == (3, text)
 
 
 def test_reshuffle_out_of_nodes_exits_4(llkgen_cli):
     code, out, _ = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "3", "--nodes", "1")
-    assert code == 4 and out.startswith("undecided: no arrangement was certified in 32 attempts")
+    assert code == 4 and out.startswith("unknown: no arrangement was certified in 32 attempts")
 
 
 def test_reshuffle_needs_a_seed(llkgen_cli):

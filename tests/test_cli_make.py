@@ -75,13 +75,13 @@ def test_output_lines_and_plain_progress_off_a_terminal(runs):
     lines = r.stdout.splitlines()
     assert len(lines) == 5
     assert lines[0].startswith("level   1  difficulty ")
-    assert "fatal_share" in lines[0] and "initial_moves" in lines[0]
+    assert "initial_moves" in lines[0] and "random_clear_rate" in lines[0] and "verify_nodes" in lines[0]
     assert lines[-1].startswith("wrote 4 certified levels to j2.json (pack seed 3, shuffle,")
     # A CI log or a pipe sees each level arrive, not a progress bar's escape codes.
     assert r.stderr.splitlines() == [f"making tiny: {k}/4 levels" for k in range(1, 5)]
 
 
-def test_json_summary_describes_the_pack_written(work, runs):
+def test_json_summary_describes_the_pack_written(work, runs, schema_validator):
     r = runs["json"]
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
@@ -92,6 +92,7 @@ def test_json_summary_describes_the_pack_written(work, runs):
     assert [(lv["id"], lv["seed"], lv["metrics"]) for lv in summary["levels"]] == [
         (lv["id"], lv["seed"], lv["metrics"]) for lv in pack["levels"]]
     assert all(lv["attempts"] >= 1 for lv in summary["levels"])
+    schema_validator("make-report").validate(summary)
 
 
 def test_quiet_prints_nothing_and_still_writes_the_pack(work, runs):
@@ -182,6 +183,12 @@ def test_shard_0_of_1_is_a_shard_file_that_merges(work, runs, monkeypatch, capsy
     code, out, err = run_cli_in_process(["merge", "x.jsonl", "--out", "x.json"], monkeypatch, capsys)
     assert (code, out, err) == (0, "wrote 4 certified levels from 1 shard to x.json\n", "")
     assert (work / "x.json").read_bytes() == (work / "out" / "tiny.json").read_bytes()
+    # -q: nothing but errors; --json: its report, as make's
+    code, out, err = run_cli_in_process(["merge", "x.jsonl", "--out", "q.json", "-q"], monkeypatch, capsys)
+    assert (code, out, err) == (0, "", "") and (work / "q.json").read_bytes() == (work / "x.json").read_bytes()
+    code, out, err = run_cli_in_process(["merge", "x.jsonl", "--out", "j.json", "--json", "-q"], monkeypatch, capsys)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"format": "llkgen.merge-report/1", "path": "j.json", "levels": 4, "shards": 1}
 
 
 # -- --budget: the whole run --------------------------------------------------------------------

@@ -1,9 +1,13 @@
 """The shipped JSON Schemas: self-contained, so plain jsonschema checks llkgen's own output against
-them offline with no registry; :func:`llkgen.formats.schemas.validate`; and ``llkgen schema``."""
+them offline with no registry; the shared vocabulary and its copies; the level file as the anchor
+of the vocabulary; :func:`llkgen.formats.schemas.validate`; and ``llkgen schema``.
+
+(tests/test_json_outputs.py runs every command's ``--json`` against its schema.)"""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -11,7 +15,16 @@ import pytest
 
 import llkgen
 from llkgen.errors import EXIT_USAGE
-from llkgen.formats.schemas import SchemaError, schema, schema_names, schema_text, validate
+from llkgen.formats.schemas import (
+    FILE_SCHEMAS,
+    OUTPUT_SCHEMAS,
+    VOCABULARY,
+    SchemaError,
+    schema,
+    schema_names,
+    schema_text,
+    validate,
+)
 from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack
 
@@ -58,8 +71,13 @@ def body(name: str) -> dict:
     return {k: v for k, v in schema(name).items() if k not in ("$schema", "$id", "$comment", "$defs")}
 
 
+NAMES = ("level", "level-flat", "pack", "pack-files", "spec", "vocabulary", "moves", "move-labels", "hint",
+         "reshuffle", "replay", "solve", "make-report", "merge-report", "verify-report", "grade-report")
+ALL = ", ".join(NAMES)
+
+
 def test_names_and_files():
-    assert schema_names() == ("level", "level-flat", "pack", "pack-files")
+    assert schema_names() == NAMES == (*FILE_SCHEMAS, VOCABULARY, *OUTPUT_SCHEMAS)
     shipped = sorted(p.name for p in SCHEMA_DIR.glob("*.schema.json"))
     assert shipped == sorted(f"{n}.schema.json" for n in schema_names())
     for name in schema_names():
@@ -67,7 +85,18 @@ def test_names_and_files():
         assert schema(name) == json.loads(schema_text(name)) and schema(name) is not schema(name)
 
 
-@pytest.mark.parametrize("name", ["level", "level-flat", "pack", "pack-files"])
+@pytest.mark.parametrize("name", NAMES)
+def test_every_schema_is_a_valid_2020_12_schema(name):
+    obj = schema(name)
+    assert obj["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert obj["$id"] == f"https://llkgen.example/schemas/{name}.schema.json"
+    jsonschema.Draft202012Validator.check_schema(obj)
+    if name in OUTPUT_SCHEMAS:  # the format names the kind, the kind names the file
+        assert re.fullmatch(rf"llkgen\.{re.escape(name)}/[1-9][0-9]*", obj["properties"]["format"]["const"])
+        assert obj["required"][0] == "format"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_reference_stays_inside_its_own_file(name):
     obj = schema(name)
     for ref in refs(obj):
@@ -78,12 +107,21 @@ def test_every_reference_stays_inside_its_own_file(name):
             target = target[part]
 
 
-@pytest.mark.parametrize("name", ["level", "level-flat", "pack", "pack-files"])
+@pytest.mark.parametrize("name", NAMES)
 def test_the_copies_under_defs_equal_their_own_files(name):
     # Edit a schema's own file, then copy its body (no $schema, $id, $comment, $defs) to every
-    # $defs that holds it.
+    # $defs that holds it; edit a shared shape in vocabulary.schema.json, then copy it to every
+    # $defs that holds it. Any other $defs entry is the schema's own.
+    shared = schema(VOCABULARY)["$defs"]
     for other, copy in schema(name).get("$defs", {}).items():
-        assert other in schema_names() and copy == body(other), f"{name}: $defs/{other} differs from its file"
+        if other in schema_names():
+            assert copy == body(other), f"{name}: $defs/{other} differs from its file"
+        elif name != VOCABULARY and other in shared:
+            assert copy == shared[other], f"{name}: $defs/{other} differs from vocabulary.schema.json's"
+    # What a copied schema refers to under its own $defs comes along, unchanged.
+    for other in set(schema(name).get("$defs", {})) & set(schema_names()):
+        for key, value in schema(other).get("$defs", {}).items():
+            assert schema(name)["$defs"].get(key) == value, f"{name}: $defs/{key} differs from {other}'s"
     if name == "pack-files":  # what it shares with a pack, written out
         for key in ("generator", "seed"):
             assert schema(name)["properties"][key] == schema("pack")["properties"][key]
@@ -141,7 +179,7 @@ def test_validate_names_what_is_wrong(made):
 
 def test_unknown_names_and_a_missing_jsonschema(monkeypatch):
     for call in (lambda: schema("levels"), lambda: validate({}, "levels")):
-        with pytest.raises(SchemaError, match="expected one of level, level-flat, pack, pack-files, found 'levels'"):
+        with pytest.raises(SchemaError, match=f"expected one of {ALL}, found 'levels'"):
             call()
     import llkgen.formats.schemas as module
 
@@ -156,7 +194,7 @@ def test_unknown_names_and_a_missing_jsonschema(monkeypatch):
 
 def test_cli_prints_and_lists_the_schemas(monkeypatch, capsys):
     code, out, err = run_cli_in_process(["schema"], monkeypatch, capsys)
-    assert (code, out, err) == (0, "level\nlevel-flat\npack\npack-files\n", "")
+    assert (code, out, err) == (0, "".join(f"{n}\n" for n in NAMES), "")
     for name in schema_names():
         code, out, err = run_cli_in_process(["schema", name], monkeypatch, capsys)
         assert code == 0 and err == ""
@@ -167,5 +205,71 @@ def test_cli_prints_and_lists_the_schemas(monkeypatch, capsys):
 def test_cli_refuses_an_unknown_name(monkeypatch, capsys):
     code, out, err = run_cli_in_process(["schema", "packs"], monkeypatch, capsys)
     assert code == EXIT_USAGE and out == ""
-    assert "expected one of level, level-flat, pack, pack-files, found 'packs'" in " ".join(err.split())
+    flat = " ".join(err.translate({ord(ch): " " for ch in "│╭╮╰╯─"}).split())  # rich's box, unwrapped
+    assert f"expected one of {ALL}, found 'packs'" in flat
     assert "Traceback" not in err
+
+
+# -- one vocabulary, anchored in the level file -------------------------------------------------
+def _bare(node: dict) -> dict:
+    return {k: v for k, v in node.items() if k != "description"}
+
+
+def test_the_vocabulary_is_the_level_files_own_shapes():
+    shared = schema(VOCABULARY)["$defs"]
+    level = schema("level")["properties"]
+    # A move in any document is a move of a level's solution, and a verdict its certificate's.
+    assert _bare(shared["cell"]) == _bare(level["solution"]["items"]["items"])
+    move = plain("moves").schema["$defs"]["move"]
+    assert {k: v for k, v in _bare(level["solution"]["items"]).items() if k != "items"} == \
+        {k: v for k, v in _bare(move).items() if k != "items"}
+    assert shared["verdict"]["enum"] == level["certificate"]["properties"]["verdict"]["enum"]
+    assert set(shared["budget"]["properties"]) >= set(level["certificate"]["properties"]["budget"]["properties"])
+    solution = plain("solve")
+    for moves in ([], [[[0, 1], [0, 3]]], [[[63, 0], [0, 63]]]):
+        assert plain("level").is_valid({"format": "llkgen.level/1", "rows": 1, "cols": 1, "grid": [[0]],
+                                        "solution": moves})
+        assert solution.is_valid({**_solvable(), "solution": moves})
+    for bad in ([[[0, 1]]], [[[0, 1], [0, -1]]], [[[0, 1], [0, 64]]], [{"a": [0, 1], "b": [0, 3]}], "replays"):
+        assert not plain("level").is_valid({"format": "llkgen.level/1", "rows": 1, "cols": 1, "grid": [[0]],
+                                            "solution": bad})
+        assert not solution.is_valid({**_solvable(), "solution": bad})
+
+
+def _solvable() -> dict:
+    return {"format": "llkgen.solve/1", "verdict": "solvable", "reason": "r", "solution": [], "paths": [],
+            "proof": None, "stats": {"nodes": 0}, "budget": {"nodes": 1, "seconds": None}}
+
+
+def test_the_old_shapes_are_refused():
+    # verify-report/1's level: "status", and "solution" as a string; budget and seconds apart.
+    level = {"label": "a.json", "file": "a.json", "check": "ok", "verdict": "solvable", "method": "replay",
+             "stage": "", "nodes": 0, "budget": {"nodes": 200000, "seconds": None}, "replayed": True,
+             "solution_moves": 3, "detail": "solvable"}
+    report = {"format": "llkgen.verify-report/2", "exit_code": 0,
+              "summary": {"ok": 1, "unsolvable": 0, "unknown": 0, "failed": 0, "invalid_files": 0,
+                          "skipped_files": 0, "levels": 1, "files": 1, "certified_by": {"replay": 1, "search": 0}},
+              "levels": [level], "files": []}
+    assert plain("verify-report").is_valid(report)
+    for old in ({"status": "ok"}, {"solution": "replays"}, {"budget": 200000}, {"seconds": None}):
+        level_v1 = {k: v for k, v in level.items() if k not in ("check", "replayed")} | old
+        assert not plain("verify-report").is_valid(report | {"levels": [level_v1]}), old
+    assert not plain("verify-report").is_valid(report | {"format": "llkgen.verify-report/1"})
+    assert not plain("verify-report").is_valid(report | {"levels": [level | {"check": "invalid"}]})
+    # moves/hint before: a move was {"a", "b", "path"}, the hint's result a "status".
+    old_move = {"a": [0, 1], "b": [0, 3], "path": [[0, 1], [0, 3]]}
+    assert not plain("moves").is_valid({"format": "llkgen.moves/1", "moves": [old_move], "tiles_left": 2})
+    assert plain("moves").is_valid({"format": "llkgen.moves/1", "tiles_left": 2,
+                                    "moves": [{"move": [[0, 1], [0, 3]], "path": [[0, 1], [-1, 1], [-1, 3], [0, 3]]}]})
+    hint = {"format": "llkgen.hint/1", "verdict": "unsolvable", "move": None, "path": None, "witness": None,
+            "proof": {"argument": "lock-test", "locked": [[0, 0], [1, 1]]}, "reason": "r",
+            "budget": {"nodes": 20000, "seconds": None}}
+    assert plain("hint").is_valid(hint)
+    assert not plain("hint").is_valid(hint | {"status": "dead"})
+    assert not plain("hint").is_valid(hint | {"proof": None})  # unsolvable comes with its proof
+    assert not plain("hint").is_valid(hint | {"verdict": "solvable", "proof": None, "witness": None})
+    # replay/1 counted the moves given as "moves".
+    replay = {"format": "llkgen.replay/2", "ok": True, "cleared": True, "given": 3, "applied": 3, "tiles_left": 0,
+              "error_index": None, "reason": None, "error": None}
+    assert plain("replay").is_valid(replay)
+    assert not plain("replay").is_valid({**{k: v for k, v in replay.items() if k != "given"}, "moves": 3})

@@ -1,10 +1,20 @@
 """The JSON Schemas llkgen ships (``llkgen/schemas/<name>.schema.json``), and a check against them.
 
-Each schema is self-contained: what it takes from another one is copied under its ``$defs`` and
-referred to as ``#/$defs/...``, so any JSON Schema 2020-12 validator checks a file against it
-offline, with no registry and nothing fetched::
+There is one for each file llkgen reads or writes (:data:`FILE_SCHEMAS`) and one for each kind
+of document its commands print with ``--json`` (:data:`OUTPUT_SCHEMAS`: a document whose
+``format`` is ``llkgen.<kind>/<n>`` follows ``<kind>.schema.json``). ``vocabulary.schema.json``
+defines the shapes they share -- a cell, a move, a path, a solution, a verdict, a proof, a
+budget (:mod:`llkgen.formats.outputs`) -- once.
+
+Each schema is self-contained: what it takes from another one is copied under its ``$defs`` (a
+schema's body under its name, a shared shape under the vocabulary's name for it) and referred
+to as ``#/$defs/...``, so any JSON Schema 2020-12 validator checks a file against it offline,
+with no registry and nothing fetched::
 
     jsonschema.validate(json.load(open("pack.json")), schema("pack"))
+
+(A ``$ref`` to another file would need a registry that maps its URI to the file, which plain
+``jsonschema`` does not build: so the copies, which tests/test_schemas.py keeps equal.)
 
 :func:`validate` does that and returns the errors as text. It needs ``jsonschema``, which is
 not one of llkgen's dependencies (``pip install jsonschema``); :func:`schema` does not.
@@ -20,9 +30,17 @@ from typing import Any
 from llkgen.errors import LlkgenError
 from llkgen.formats.level import parse_json
 
-#: The shipped schemas: a nested level, a flat level, a pack (of levels of either shape) and the
-#: ``index.json`` of the ``files`` layout.
-SCHEMAS = ("level", "level-flat", "pack", "pack-files")
+#: The schemas of files: a nested level, a flat level, a pack (of levels of either shape), the
+#: ``index.json`` of the ``files`` layout, and a YAML spec.
+FILE_SCHEMAS = ("level", "level-flat", "pack", "pack-files", "spec")
+#: The schemas of what the commands print with ``--json``, named after the kind of their
+#: ``format`` (``llkgen.<kind>/<n>``).
+OUTPUT_SCHEMAS = ("moves", "move-labels", "hint", "reshuffle", "replay", "solve", "make-report", "merge-report",
+                  "verify-report", "grade-report")
+#: The shapes every document shares, which the other schemas copy.
+VOCABULARY = "vocabulary"
+#: Every shipped schema, in the order ``llkgen schema`` lists them.
+SCHEMAS = (*FILE_SCHEMAS, VOCABULARY, *OUTPUT_SCHEMAS)
 #: The longest error message :func:`validate` returns (a value quoted in one is cut short).
 MESSAGE_CHARS = 300
 

@@ -38,6 +38,13 @@ class ReplayResult:
             return f"all {self.applied} moves are legal and the board is cleared"
         return f"all {self.applied} moves are legal but {self.final.tile_count} tiles remain"
 
+    def to_json(self) -> dict:
+        """The result as data (``llkgen replay --json`` adds its format and the moves given):
+        ``tiles_left`` counts the tiles of ``final``; ``error_index`` and ``reason`` are null
+        when every move was legal."""
+        return {"ok": self.ok, "cleared": self.cleared, "applied": self.applied,
+                "tiles_left": self.final.tile_count, "error_index": self.error_index, "reason": self.reason}
+
 
 def _as_cell(x: object) -> Cell | None:
     if isinstance(x, (list, tuple)) and len(x) == 2 and all(type(v) is int for v in x):

@@ -16,7 +16,8 @@ together; a stored solution is still replayed, a failing one is still a failed c
 level the search leaves undecided is certified by ``replay`` when its stored solution clears
 the board.
 
-Statuses, and the exit code each one forces (the worst wins, in the order 1 > 3 > 4 > 0):
+The outcome of each check (:class:`~llkgen.jobs.check_report.CheckStatus`, the reports' ``check``),
+and the exit code each one forces (the worst wins, in the order 1 > 3 > 4 > 0):
 
 ========== ==== ===============================================================
 ok         0    certified (by ``replay`` or ``search``)
@@ -53,9 +54,9 @@ gets at most the time left, so none runs past the deadline: one stopped by it is
 passed nothing more is checked, read or replayed:
 
 * a level already read but not yet checked (in a worker, or waiting for one) is ``unknown``,
-  detail ``not checked: the --budget of S s ran out``; its ``solution`` is ``"unchecked"``;
+  detail ``not checked: the --budget of S s ran out``; its ``replayed`` is ``None``;
 * the rest of the input is not read (reading a million levels alone takes half a minute): each
-  file, pack or pack directory not finished is listed once among the files, status
+  file, pack or pack directory not finished is listed once among the files, check
   ``unknown``, detail ``not checked: ...`` (``not checked from LABEL on: ...`` for one cut
   short), and counts as unknown for the exit code.
 
@@ -150,6 +151,11 @@ def _budget_of(extra: dict, nodes: int | None) -> int:
     return DEFAULT_NODES
 
 
+def _moves_in(solution: object) -> int | None:
+    """How many moves a stored solution holds; ``None`` when it is not a list of them."""
+    return len(solution) if isinstance(solution, list) else None
+
+
 def _replay_stored(board: Board, rules: Rules, solution: object) -> tuple[bool, str]:
     """``(clears, note)`` for a stored solution: whether the referee replays it to a cleared
     board, and a sentence saying so or naming the first bad move."""
@@ -166,8 +172,8 @@ def not_checked(label: str, file: str, solution: object, nodes: int, seconds: fl
     """The result of a level the run's time budget (``seconds``) left unchecked: ``unknown``,
     nothing replayed or searched."""
     method = REPLAY if solution is not None and not resolve else SEARCH
-    return LevelResult(label, file, CheckStatus.UNKNOWN, UNKNOWN, method, "", 0, nodes, seconds,
-                       "none" if solution is None else "unchecked", f"not checked: {budget_text(seconds)} ran out")
+    return LevelResult(label, file, CheckStatus.UNKNOWN, UNKNOWN, method, "", 0, Budget(nodes, seconds),
+                       None, _moves_in(solution), f"not checked: {budget_text(seconds)} ran out")
 
 
 def check_level(label: str, file: str, board: Board, rules: Rules, solution: object,
@@ -193,11 +199,12 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
             return not_checked(label, file, solution, nodes, seconds, resolve)
     stored = solution is not None
     clears, note = _replay_stored(board, rules, solution) if stored else (False, "")
+    limits, moves = Budget(nodes, seconds), _moves_in(solution)
     if stored and not resolve:
         if clears:
-            return LevelResult(label, file, CheckStatus.OK, SOLVABLE, REPLAY, "", 0, nodes, seconds, "replays",
+            return LevelResult(label, file, CheckStatus.OK, SOLVABLE, REPLAY, "", 0, limits, True, moves,
                                f"solvable: {note}")
-        return LevelResult(label, file, CheckStatus.FAILED, UNKNOWN, REPLAY, "", 0, nodes, seconds, "fails",
+        return LevelResult(label, file, CheckStatus.FAILED, UNKNOWN, REPLAY, "", 0, limits, False, moves,
                            f"{note} (not searched: a level is certified by its stored solution; "
                            "--resolve also searches it)")
     verdict = verify(board, rules, Budget(nodes=nodes, seconds=limit))
@@ -207,28 +214,27 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
         reason = f"undecided: {budget_text(seconds)} ran out during the {verdict.stats.get('stage', 'search')}"
     stage = str(verdict.stats.get("stage", ""))
     spent = int(verdict.stats.get("nodes", 0))
-    sol_state = "none" if not stored else "replays" if clears else "fails"
+    replayed = clears if stored else None
     effort = f"{spent} node{'s' if spent != 1 else ''}"
     effort = f"{stage}, {effort}" if stage else effort
     method = SEARCH
-    if sol_state == "fails":
-        status, detail = CheckStatus.FAILED, f"{note} (search: {verdict.status}, {effort})"
+    if replayed is False:
+        check, detail = CheckStatus.FAILED, f"{note} (search: {verdict.status}, {effort})"
     elif verdict.status == SOLVABLE:
-        status = CheckStatus.OK
+        check = CheckStatus.OK
         detail = f"solvable ({effort})" + (f"; {note}" if note else "")
     elif verdict.status == UNSOLVABLE and clears:
-        status = CheckStatus.FAILED
+        check = CheckStatus.FAILED
         detail = ("internal contradiction: the stored solution clears the board but the search says "
                   f"unsolvable ({verdict.reason}); please report this")
     elif verdict.status == UNSOLVABLE:
-        status, detail = CheckStatus.UNSOLVABLE, f"unsolvable: {verdict.reason}"
+        check, detail = CheckStatus.UNSOLVABLE, f"unsolvable: {verdict.reason}"
     elif clears:
-        status, method = CheckStatus.OK, REPLAY
+        check, method = CheckStatus.OK, REPLAY
         detail = f"solvable: {note} (search undecided: {reason})"
     else:
-        status, detail = CheckStatus.UNKNOWN, f"unknown: {reason}; raise --nodes or --budget to decide it"
-    return LevelResult(label, file, status, verdict.status, method, stage, spent, nodes, seconds,
-                       sol_state, detail)
+        check, detail = CheckStatus.UNKNOWN, f"unknown: {reason}; raise --nodes or --budget to decide it"
+    return LevelResult(label, file, check, verdict.status, method, stage, spent, limits, replayed, moves, detail)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Iterator
@@ -23,19 +23,24 @@ from llkgen.errors import (
 )
 from llkgen.files import open_atomic
 from llkgen.formats.level import parse_json_line
+from llkgen.formats.outputs import budget_json
 from llkgen.text import json_dumps, printable, xml_text
+from llkgen.verifier.verdict import Budget, Status
 
 #: How a level's result was reached: the referee replayed its stored solution, or the verifier
 #: searched it.
 REPLAY, SEARCH = "replay", "search"
 
-REPORT_FORMAT = "llkgen.verify-report/1"
+#: The ``format`` of the ``--json`` report (``llkgen schema verify-report``).
+REPORT_FORMAT = "llkgen.verify-report/2"
 
 
 class CheckStatus(StrEnum):
-    """The outcome of checking a level (or, for ``invalid`` and ``skipped``, a file). A
-    ``StrEnum``, so it prints, compares and serialises as its value (``"ok"``): the reports
-    are unchanged by it."""
+    """The outcome of checking a level (or, for ``invalid`` and ``skipped``, a file): the
+    ``check`` of the reports, beside a level's ``verdict``
+    (:class:`~llkgen.verifier.verdict.Status`). A check is about the level as shipped, so it
+    can fail where the verdict is solvable (a stored solution that does not replay). A
+    ``StrEnum``: it prints, compares and serialises as its value (``"ok"``)."""
 
     #: Certified, by ``replay`` or ``search``.
     OK = "ok"
@@ -71,36 +76,54 @@ SEVERITY = (EXIT_FAILED, EXIT_UNSOLVABLE, EXIT_UNKNOWN, EXIT_OK)
 class LevelResult:
     """The outcome for one level.
 
-    ``method`` is ``replay`` when the stored solution decided the result (certified, or failed
-    because it does not replay) and ``search`` when the verifier did; ``stage`` is the
-    verifier stage that decided (empty when nothing was searched). ``verdict`` is the level's
-    verdict (``solvable``, ``unsolvable`` or ``unknown``), ``nodes`` the search nodes spent,
-    ``budget`` and ``seconds`` the search limits (``seconds``: the run's whole time budget).
-    ``solution`` is ``"none"``, ``"replays"`` or ``"fails"``, or ``"unchecked"`` for a level
-    the run's time budget left unchecked."""
+    ``check`` is the outcome of the check; ``verdict`` the level's verdict (``unknown`` when
+    nothing decided it). ``method`` is ``replay`` when the stored solution decided the check
+    (certified, or failed because it does not replay) and ``search`` when the verifier did;
+    ``stage`` is the verifier stage that decided (empty when nothing was searched), ``nodes``
+    the search nodes spent, ``budget`` the limits: search nodes per level, and the run's
+    whole time budget in seconds. ``replayed`` says whether the level's stored solution
+    replays to a cleared board (``None``: no stored solution, or the run's time budget left
+    it unchecked), ``solution_moves`` how many moves it holds (``None`` when there is no list
+    of moves)."""
 
     label: str
     file: str
-    status: CheckStatus
-    verdict: str
+    check: CheckStatus
+    verdict: Status
     method: str
     stage: str
     nodes: int
-    budget: int
-    seconds: float | None
-    solution: str
+    budget: Budget
+    replayed: bool | None
+    solution_moves: int | None
     detail: str
 
     @property
     def exit_code(self) -> int:
-        return self.status.exit_code
+        return self.check.exit_code
+
+    def to_json(self) -> dict:
+        """The level's entry in the JSON report (and its line in the spool)."""
+        return {"label": self.label, "file": self.file, "check": self.check, "verdict": self.verdict,
+                "method": self.method, "stage": self.stage, "nodes": self.nodes,
+                "budget": budget_json(self.budget), "replayed": self.replayed,
+                "solution_moves": self.solution_moves, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> LevelResult:
+        """The result :meth:`to_json` wrote."""
+        return cls(**{**obj, "check": CheckStatus(obj["check"]), "verdict": Status(obj["verdict"]),
+                      "budget": Budget(**obj["budget"])})
 
 
 @dataclass
 class FileProblem:
     file: str
-    status: CheckStatus  # INVALID, SKIPPED, or UNKNOWN: not (fully) read before the time budget ran out
+    check: CheckStatus  # INVALID, SKIPPED, or UNKNOWN: not (fully) read before the time budget ran out
     detail: str
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "check": self.check, "detail": self.detail}
 
 
 @dataclass
@@ -122,20 +145,20 @@ class VerifyReport:
     _spool: IO[str] | None = field(default=None, repr=False)
 
     def add(self, result: LevelResult) -> None:
-        self.tally[result.status] += 1
-        if result.status == CheckStatus.OK:
+        self.tally[result.check] += 1
+        if result.check == CheckStatus.OK:
             self.methods[result.method] += 1
         suite = self.suite_tally.setdefault(xml_text(result.file),
                                             {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
         suite["tests"] += 1
-        suite["failures"] += result.status != CheckStatus.OK
+        suite["failures"] += result.check != CheckStatus.OK
         if self.keep_levels:
             self.levels.append(result)
         elif self.spool:
             if self._spool is None:
                 self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")
             # json.dumps escapes a lone surrogate in a label, so it is read back exactly.
-            self._spool.write(json.dumps(asdict(result)) + "\n")
+            self._spool.write(json.dumps(result.to_json()) + "\n")
 
     @property
     def checked(self) -> int:
@@ -143,16 +166,16 @@ class VerifyReport:
 
     @property
     def invalid(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status == CheckStatus.INVALID]
+        return [p for p in self.problems if p.check == CheckStatus.INVALID]
 
     @property
     def skipped(self) -> list[FileProblem]:
-        return [p for p in self.problems if p.status == CheckStatus.SKIPPED]
+        return [p for p in self.problems if p.check == CheckStatus.SKIPPED]
 
     @property
     def unchecked(self) -> list[FileProblem]:
         """The files the run's time budget left (partly) unread."""
-        return [p for p in self.problems if p.status == CheckStatus.UNKNOWN]
+        return [p for p in self.problems if p.check == CheckStatus.UNKNOWN]
 
     def counts(self) -> dict[str, int]:
         out = {str(status): n for status, n in self.tally.items()}
@@ -162,7 +185,7 @@ class VerifyReport:
 
     @property
     def exit_code(self) -> int:
-        codes = {s.exit_code for s, n in self.tally.items() if n} | {p.status.exit_code for p in self.problems}
+        codes = {s.exit_code for s, n in self.tally.items() if n} | {p.check.exit_code for p in self.problems}
         return next((c for c in SEVERITY if c in codes), 0)
 
     def summary(self) -> str:
@@ -195,8 +218,7 @@ class VerifyReport:
         for line in self._spool:
             fields = parse_json_line(line, "the verify spool")  # read back: strictly, like any input
             assert isinstance(fields, dict), "the spool holds the objects this report wrote"
-            fields["status"] = CheckStatus(fields["status"])
-            yield LevelResult(**fields)
+            yield LevelResult.from_json(fields)
         self._spool.seek(0, os.SEEK_END)
 
     def close(self) -> None:
@@ -214,8 +236,8 @@ class VerifyReport:
         }
 
     def to_json(self) -> dict:
-        return self._head() | {"levels": [asdict(lv) for lv in self.results()],
-                               "files": [asdict(p) for p in self.problems]}
+        return self._head() | {"levels": [lv.to_json() for lv in self.results()],
+                               "files": [p.to_json() for p in self.problems]}
 
     def json_chunks(self) -> Iterator[str]:
         """:func:`report_json`'s text, piece by piece: one level at a time, so a spooled report
@@ -224,15 +246,26 @@ class VerifyReport:
             yield json_dumps(self.to_json(), indent=2) + "\n"
             return
         sentinel = "@llkgen-levels@"
-        text = json_dumps(self._head() | {"levels": [sentinel], "files": [asdict(p) for p in self.problems]},
+        text = json_dumps(self._head() | {"levels": [sentinel], "files": [p.to_json() for p in self.problems]},
                           indent=2) + "\n"
         before, after = text.split(json_dumps(sentinel), 1)
         yield before
         # Each level as json_dumps(..., indent=2) would nest it: two levels deeper. A JSON
         # string never holds a raw newline, so every newline is a line break of the layout.
         for i, lv in enumerate(self.results()):
-            yield (",\n    " if i else "") + json_dumps(asdict(lv), indent=2).replace("\n", "\n    ")
+            yield (",\n    " if i else "") + json_dumps(lv.to_json(), indent=2).replace("\n", "\n    ")
         yield after
+
+    def write(self, out: IO[str], as_json: bool) -> None:
+        """The end of ``llkgen verify``'s output on ``out``: the JSON report, a piece at a time;
+        or the line of each file that is not a level and the summary (each level's line is
+        printed as its result comes)."""
+        if as_json:
+            out.writelines(self.json_chunks())
+        else:
+            out.writelines(format_problem(p) + "\n" for p in self.problems)
+            out.write(self.summary() + "\n")
+        out.flush()
 
     def to_junit(self) -> str:
         return "".join(self.junit_chunks())
@@ -254,10 +287,10 @@ class VerifyReport:
                 tally.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "skipped": 0})
             case = ET.SubElement(problem_suites[file], "testcase", classname=file, name=file)
             tally[file]["tests"] += 1
-            if p.status == CheckStatus.INVALID:
+            if p.check == CheckStatus.INVALID:
                 ET.SubElement(case, "error", type="invalid", message=detail).text = detail
                 tally[file]["errors"] += 1
-            elif p.status == CheckStatus.UNKNOWN:
+            elif p.check == CheckStatus.UNKNOWN:
                 ET.SubElement(case, "failure", type="unknown", message=detail).text = detail
                 tally[file]["failures"] += 1
             else:
@@ -278,8 +311,8 @@ class VerifyReport:
             props = ET.SubElement(case, "properties")
             for key in ("method", "verdict", "nodes"):
                 ET.SubElement(props, "property", name=key, value=str(getattr(lv, key)))
-            if lv.status != CheckStatus.OK:
-                ET.SubElement(case, "failure", type=lv.status, message=detail).text = detail
+            if lv.check != CheckStatus.OK:
+                ET.SubElement(case, "failure", type=lv.check, message=detail).text = detail
             else:
                 ET.SubElement(case, "system-out").text = detail
             ET.indent(case, level=2)
@@ -304,11 +337,11 @@ def _start_tag(el: ET.Element) -> str:
 
 
 def format_level(lv: LevelResult) -> str:
-    return printable(f"{lv.status.upper() if lv.status != CheckStatus.OK else lv.status:<10} {lv.label}: {lv.detail}")
+    return printable(f"{lv.check.upper() if lv.check != CheckStatus.OK else lv.check:<10} {lv.label}: {lv.detail}")
 
 
 def format_problem(p: FileProblem) -> str:
-    word = "skipped" if p.status == CheckStatus.SKIPPED else p.status.upper()
+    word = "skipped" if p.check == CheckStatus.SKIPPED else p.check.upper()
     return printable(f"{word:<10} {p.file}: {p.detail}")
 
 

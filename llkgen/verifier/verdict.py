@@ -70,15 +70,15 @@ class Verdict:
         return [[list(m.a), list(m.b)] for m in self.moves]
 
     def to_json(self) -> dict:
-        out: dict = {"verdict": self.status}
-        if self.status == SOLVABLE:
-            out["solution"] = self.solution
-            out["paths"] = [[list(p) for p in m.path] for m in self.moves]
-        out["reason"] = self.reason
-        if self.proof is not None:
-            out["proof"] = self.proof
-        out["stats"] = self.stats
-        return out
+        """The verdict as data, every key present (``llkgen solve --json`` adds its format and
+        budget): ``solution`` and ``paths`` (the line drawn for each of its moves) when
+        solvable, else null; ``proof`` unless solvable, else null; ``stats`` the verifier's
+        counters (timings included: not for files that must be reproducible)."""
+        solvable = self.status == SOLVABLE
+        return {"verdict": self.status, "reason": self.reason,
+                "solution": self.solution if solvable else None,
+                "paths": [[list(p) for p in m.path] for m in self.moves] if solvable else None,
+                "proof": None if solvable else self.proof, "stats": self.stats}
 
 
 class OutOfBudget(Exception):

@@ -1,0 +1,167 @@
+"""The JSON documents llkgen's commands print (``--json``), in one vocabulary.
+
+Each document is one object whose first key is ``"format": "llkgen.<kind>/<n>"``;
+``llkgen/schemas/<kind>.schema.json`` describes it (``llkgen schema <kind>``), and
+``vocabulary.schema.json`` holds the shapes below, which every schema copies. The level file
+(``llkgen.level/1``) is the anchor: a thing a level file holds is printed as the file holds it.
+
+=============  ====================  ============================================================
+thing          name                  shape
+=============  ====================  ============================================================
+cell           (in a move, a list)   ``[row, col]``, 0-based; in text lines too: ``[0, 4]``
+point          (in a path)           ``[row, col]``; ``-1``, ``rows`` and ``cols`` are the ring
+move           ``move``              ``[[r1, c1], [r2, c2]]``: the two tiles removed together
+path           ``path``              ``[point, ...]``: the corners of the line drawn for a move,
+                                     from its first tile to its second
+solution       ``solution``          ``[move, ...]``: a removal order that clears the board;
+                                     ``witness``: one that clears it after ``move``
+verdict        ``verdict``           ``"solvable"``, ``"unsolvable"`` or ``"unknown"``
+                                     (:class:`~llkgen.verifier.verdict.Status`)
+check          ``check``             ``verify``'s outcome of a check, beside the verdict: ``ok``,
+                                     ``unsolvable``, ``unknown``, ``failed``; for a file also
+                                     ``invalid``, ``skipped``
+                                     (:class:`~llkgen.jobs.check_report.CheckStatus`)
+proof          ``proof``             an object: ``argument`` names the sound argument of an
+                                     unsolvable verdict; ``{"budget": "nodes"|"seconds"}`` names
+                                     what ran out for an unknown one
+budget         ``budget``            ``{"nodes": N|null, "seconds": S|null}``: the limits a
+                                     verification ran under (null: none)
+reason         ``reason``            a sentence for a person, never parsed
+metrics        ``metrics``           a level's measures, as its file stores them
+=============  ====================  ============================================================
+
+A count is never named like a list: ``moves`` is always a list, ``given`` and ``applied``
+count moves. Every key a schema lists is always present; ``null`` means "none".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from llkgen.formats.level import Level, level_to_json
+from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, Status, Verdict
+
+if TYPE_CHECKING:  # annotations only: printing a document needs none of these modules
+    from llkgen.analysis.advice import Hint, MoveLabel, Reshuffled
+    from llkgen.game.board import Rules
+    from llkgen.game.path import Move
+    from llkgen.game.referee import ReplayResult
+
+MOVES_FORMAT = "llkgen.moves/1"
+MOVE_LABELS_FORMAT = "llkgen.move-labels/1"
+HINT_FORMAT = "llkgen.hint/1"
+RESHUFFLE_FORMAT = "llkgen.reshuffle/1"
+REPLAY_FORMAT = "llkgen.replay/2"
+SOLVE_FORMAT = "llkgen.solve/1"
+MERGE_REPORT_FORMAT = "llkgen.merge-report/1"
+
+#: What each of :func:`llkgen.analysis.advice.hint`'s outcomes says of the board: a move
+#: after which it can be cleared, or no tile left, is solvable.
+HINT_VERDICTS = {"move": SOLVABLE, "cleared": SOLVABLE, "dead": UNSOLVABLE, "undecided": UNKNOWN}
+
+Cell = Sequence[int]
+
+
+def cell_json(cell: Cell) -> list[int]:
+    return [cell[0], cell[1]]
+
+
+def move_json(a: Cell, b: Cell) -> list[list[int]]:
+    return [cell_json(a), cell_json(b)]
+
+
+def path_json(path: Iterable[Cell]) -> list[list[int]]:
+    return [cell_json(p) for p in path]
+
+
+def solution_json(moves: Iterable[Move]) -> list[list[list[int]]]:
+    """Moves (with or without their paths) as a solution: ``[[[r1, c1], [r2, c2]], ...]``."""
+    return [move_json(m.a, m.b) for m in moves]
+
+
+def budget_json(budget: Budget) -> dict[str, Any]:
+    return {"nodes": budget.nodes, "seconds": budget.seconds}
+
+
+def drawn_json(m: Move) -> dict[str, Any]:
+    """A removable move and the line drawn for it: ``{"move", "path"}``."""
+    return {"move": move_json(m.a, m.b), "path": path_json(m.path)}
+
+
+def moves_json(found: Sequence[Move], tiles_left: int) -> dict[str, Any]:
+    """``llkgen moves --json``: every move removable now, with its path. No move and tiles
+    left: the board is dead."""
+    return {"format": MOVES_FORMAT, "moves": [drawn_json(m) for m in found], "tiles_left": tiles_left}
+
+
+def label_json(x: MoveLabel) -> dict[str, Any]:
+    """One labelled move: ``safe`` carries its ``witness`` (the board after the move cleared,
+    replayed), ``fatal`` and ``unknown`` their ``proof``; the other is null."""
+    from llkgen.analysis.advice import SAFE  # loaded already by whoever labelled the moves
+
+    safe = x.label == SAFE
+    return {**drawn_json(x.move), "label": x.label, "reason": x.reason,
+            "witness": solution_json(x.witness) if safe else None, "proof": None if safe else x.proof}
+
+
+def move_labels_json(labels: Sequence[MoveLabel], summary: dict[str, int], tiles_left: int,
+                     budget: Budget) -> dict[str, Any]:
+    """``llkgen moves --classify --json``: each removable move labelled, the count of each
+    label, and the limits (``budget.nodes`` for each verification, ``seconds`` for the whole)."""
+    return {"format": MOVE_LABELS_FORMAT, "moves": [label_json(x) for x in labels], "summary": summary,
+            "tiles_left": tiles_left, "budget": budget_json(budget)}
+
+
+def hint_json(found: Hint, budget: Budget) -> dict[str, Any]:
+    """``llkgen hint --json``: the verdict on the board and, when solvable with tiles left, a
+    ``move``, its ``path`` and the ``witness`` that clears the board after it (all null
+    otherwise; an empty board is solvable with no move and an empty witness)."""
+    verdict = HINT_VERDICTS[found.status]
+    move = found.move
+    return {"format": HINT_FORMAT, "verdict": verdict,
+            "move": None if move is None else move_json(move.a, move.b),
+            "path": None if move is None else path_json(move.path),
+            "witness": solution_json(found.witness) if verdict == SOLVABLE else None,
+            "proof": found.proof, "reason": found.reason, "budget": budget_json(budget)}
+
+
+def reshuffle_json(verdict: Status, reason: str, seed: int, attempts: int | None = None,
+                   level: dict | None = None) -> dict[str, Any]:
+    """``llkgen reshuffle --json``: solvable with the new ``level`` (the level object
+    ``--out`` writes, its ``solution`` replayed) and the ``attempts`` it took; unsolvable when
+    no arrangement of the tiles can be cleared (proven); unknown when none was certified
+    within the limits. ``level`` and ``attempts`` are null unless solvable."""
+    return {"format": RESHUFFLE_FORMAT, "verdict": verdict, "reason": reason, "seed": seed,
+            "attempts": attempts, "level": level}
+
+
+def reshuffled_level(done: Reshuffled, rules: Rules, id: str | None) -> dict[str, Any]:
+    """The level ``llkgen reshuffle --out`` writes: the new board under the old ``rules`` and
+    ``id``, its replayed ``solution``, and ``"reshuffle": {"seed", "attempts"}``."""
+    extra = {"solution": solution_json(done.witness), "reshuffle": {"seed": done.seed, "attempts": done.attempts}}
+    return level_to_json(Level(done.board, rules, id, extra))
+
+
+def reshuffled_json(done: Reshuffled, reason: str, level: dict) -> dict[str, Any]:
+    return reshuffle_json(SOLVABLE, reason, done.seed, done.attempts, level)
+
+
+def replay_json(result: ReplayResult, given: int) -> dict[str, Any]:
+    """``llkgen replay --json``: the referee's :class:`~llkgen.game.referee.ReplayResult` as
+    data, ``given`` the number of moves it was given; ``error`` is what the text form prints
+    after ``FAILED:``, null when the board ends cleared."""
+    done, data = result.ok and result.cleared, result.to_json()
+    return {"format": REPLAY_FORMAT, "ok": data["ok"], "cleared": data["cleared"], "given": given, **data,
+            "error": None if done else result.describe()}
+
+
+def solve_json(verdict: Verdict, budget: Budget) -> dict[str, Any]:
+    """``llkgen solve --json``: the :class:`~llkgen.verifier.verdict.Verdict` and the limits it
+    was reached under."""
+    return {"format": SOLVE_FORMAT, **verdict.to_json(), "budget": budget_json(budget)}
+
+
+def merge_report_json(path: str, levels: int, shards: int) -> dict[str, Any]:
+    """``llkgen merge --json``: the pack written, its number of levels and of shards merged."""
+    return {"format": MERGE_REPORT_FORMAT, "path": path, "levels": levels, "shards": shards}
