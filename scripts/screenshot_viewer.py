@@ -6,7 +6,8 @@
 
 Everything goes through the real command line, as a user would run it, in a temporary directory:
 
-* ``viewer.png``: ``llkgen make --config configs/shapes.yaml --count 3`` (or the given PACK),
+* ``viewer.png``: ``llkgen make --config configs/medium.yaml`` (its 12 levels, each measured
+  with the model players, so the list shows tiers and the curve error bars; or the given PACK),
   then ``llkgen view``; the page is opened in headless Chromium, level ``--level`` is selected,
   ``--moves`` moves of its certified solution are clicked, and the next move's two tiles are
   clicked with the removal animation held, so the shot shows a game in progress with its path.
@@ -51,8 +52,10 @@ def llkgen(*args: str, cwd: Path) -> str:
     return proc.stdout
 
 
-def make_pack(config: Path, count: int, out: Path) -> Path:
-    llkgen("make", "--config", str(config), "--count", str(count), "--out", str(out), "--jobs", "1", cwd=out.parent)
+def make_pack(config: Path, count: int | None, out: Path) -> Path:
+    """``llkgen make`` with ``config``: ``count`` levels, or as many as the spec says."""
+    extra = ["--count", str(count)] if count is not None else []
+    llkgen("make", "--config", str(config), *extra, "--out", str(out), "--jobs", "1", cwd=out.parent)
     return out
 
 
@@ -101,9 +104,9 @@ def screenshot_viewer(pack_path: Path, index: int, moves: int, tmp: Path, dest: 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pack", nargs="?", type=Path, help="pack JSON for the screenshot (default: made from --config)")
-    ap.add_argument("--config", type=Path, default=ROOT / "configs" / "shapes.yaml",
-                    help="spec the screenshot's pack is made from (default: configs/shapes.yaml)")
-    ap.add_argument("--count", type=int, default=3, help="levels in that pack (default 3)")
+    ap.add_argument("--config", type=Path, default=ROOT / "configs" / "medium.yaml",
+                    help="spec the screenshot's pack is made from (default: configs/medium.yaml)")
+    ap.add_argument("--count", type=int, default=None, help="levels in that pack (default: the spec's count)")
     ap.add_argument("--level", type=int, default=2, help="1-based level shown in the screenshot (default 2)")
     ap.add_argument("--moves", type=int, default=6, help="solution moves played before the shot (default 6)")
     ap.add_argument("--sample-config", type=Path, default=ROOT / "configs" / "viewer-demo.yaml",

@@ -71,6 +71,52 @@ def test_overlays_have_their_own_scale_and_can_be_hidden() -> None:
         difficulty_curve_svg(metrics, overlays=["speed"])
 
 
+def bars(root: ET.Element) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    """The error bars' vertical strokes as (x, y_top, y_bottom) and their caps as (x1, x2, y)."""
+    g = series(root, "difficulty_se")
+    if g is None:
+        return [], []
+    d = g.find(SVG + "path").get("d")
+    strokes = [(float(x), min(float(a), float(b)), max(float(a), float(b)))
+               for x, a, b in re.findall(r"M(-?[\d.]+) (-?[\d.]+)V(-?[\d.]+)", d)]
+    caps = [(float(a), float(b), float(y)) for a, y, b in re.findall(r"M(-?[\d.]+) (-?[\d.]+)H(-?[\d.]+)", d)]
+    return strokes, caps
+
+
+def test_error_bars_span_one_standard_error_where_there_is_one() -> None:
+    metrics = [{"difficulty": 40.0, "difficulty_se": 5.0}, {"difficulty": 60.0}, None,
+               {"difficulty": 98.0, "difficulty_se": 4.0}, {"difficulty": 20.0, "difficulty_se": 0},
+               {"difficulty_se": 3.0}]
+    root = ET.fromstring(difficulty_curve_svg(metrics, width=400, height=200))
+    top, height = float(root.get("data-plot-top")), float(root.get("data-plot-height"))
+    x0, step = float(root.get("data-x0")), float(root.get("data-step"))
+
+    def y(v: float) -> float:
+        return top + height * (1 - v / 100)
+
+    strokes, caps = bars(root)
+    # Levels 1 and 4 only: level 2 has no se, level 5 a zero one, level 6 no difficulty.
+    assert [round((x - x0) / step) for x, _, _ in strokes] == [0, 3]
+    assert strokes[0][1:] == (pytest.approx(y(45), abs=0.1), pytest.approx(y(35), abs=0.1))
+    assert strokes[1][1:] == (pytest.approx(y(100), abs=0.1), pytest.approx(y(94), abs=0.1))  # clipped at 100
+    # Each bar has a cap at either end, centred on it.
+    want = sorted((round(x - 3, 1), round(x + 3, 1), yy) for x, lo, hi in strokes for yy in (lo, hi))
+    assert sorted(caps) == want
+    note = root.find(f".//{SVG}text[@class='error-note']")
+    assert note is not None and "1 standard error" in note.text
+    # The line is drawn over the bars.
+    groups = [g.get("data-metric") for g in root.iter(SVG + "g") if g.get("data-metric")]
+    assert groups.index("difficulty_se") < groups.index("difficulty")
+
+
+def test_no_standard_errors_no_bars_and_crowded_bars_lose_their_caps() -> None:
+    plain = ET.fromstring(difficulty_curve_svg([{"difficulty": 10.0}, {"difficulty": 20.0}]))
+    assert bars(plain) == ([], []) and plain.find(f".//{SVG}text[@class='error-note']") is None
+    many = [{"difficulty": 50.0, "difficulty_se": 2.0}] * 500
+    strokes, caps = bars(ET.fromstring(difficulty_curve_svg(many)))
+    assert len(strokes) == 500 and caps == []
+
+
 def test_the_curve_is_deterministic_and_labels_pack_numbers(tmp_path: Path) -> None:
     metrics = [{m.key: i * 1.5 for m in METRICS} for i in range(40)]
     a = difficulty_curve_svg(metrics, overlays=["choices"], first=100, title="Pack <b>")

@@ -2,8 +2,10 @@
 sortable and filterable level list with its thumbnails, the dead-board warning and the
 "undecided" note, and the page at a phone's width.
 
-The pack's difficulty metrics are made up here (levels made on this branch do not carry
-them yet); one level has no metrics at all and one lacks only some keys, as in old packs.
+The pack's difficulty metrics are made up here, including the ones older packs carry and packs
+made by ``llkgen make`` no longer do (:data:`OLD_METRICS`); one level has no metrics at all and
+one lacks only some keys, as in old packs. Copies of it without those metrics, with tiers or
+with a shared id test the columns, the tier column and the address.
 
 Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium; skipped with a reason
 when Chromium is missing.
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from llkgen.analysis.ladder import MODELS, TIERS
 from llkgen.formats.level import Level, Pack
 from llkgen.formats.load import load_pack
 from llkgen.game.board import Board, Rules
@@ -35,6 +38,8 @@ pytestmark = BROWSER
 
 ROOT = Path(__file__).resolve().parent.parent
 METRIC_KEYS = ["difficulty", "fatal_share", "trap_steps", "choices", "link_turns", "unknown_share"]
+#: Metrics older packs carry and packs made by `make` now do not.
+OLD_METRICS = ["fatal_share", "trap_steps", "choices", "link_turns", "unknown_share"]
 
 
 def with_solution(board: Board, rules: Rules, level_id: str, metrics: dict | None = None) -> Level:
@@ -97,13 +102,14 @@ def designer_pack(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pack, Path]
 def open_page(browser_context, designer_pack):
     opened: list[Viewer] = []
 
-    def open_(html: Path | None = None, pack: Pack | None = None, width: int | None = None) -> Viewer:
+    def open_(html: Path | None = None, pack: Pack | None = None, width: int | None = None,
+              height: int = 844, fragment: str = "") -> Viewer:
         page = browser_context.new_page()
         if width:
-            page.set_viewport_size({"width": width, "height": 844})
+            page.set_viewport_size({"width": width, "height": height})
         v = Viewer(page, pack or designer_pack[0])
         opened.append(v)
-        page.goto((html or designer_pack[1]).as_uri())
+        page.goto((html or designer_pack[1]).as_uri() + fragment)
         page.wait_for_selector("html[data-ready='1']", state="attached")
         return v
 
@@ -192,6 +198,122 @@ def test_list_shows_metrics_and_dashes_for_missing_ones(open_page) -> None:
         f = metric(lv, "fatal_share")
         if f is not None:
             assert f"{round(f * 100)}%" in text
+    # The detail pane names every metric a level has, and nothing it lacks.
+    for index, lv in enumerate(v.pack.levels):
+        v.select(index)
+        more, d = v.text("#level-more"), metric(lv, "difficulty")
+        assert v.text("#level-difficulty") == (f"difficulty {d:.1f}" if d is not None else "")
+        for key, label in (("fatal_share", "fatal share"), ("trap_steps", "trap steps"), ("choices", "choices"),
+                           ("link_turns", "link turns"), ("unknown_share", "unknown share")):
+            assert (label in more) == (metric(lv, key) is not None), (lv.id, key, more)
+        assert v.page.locator('#level-list th[data-col="tier"]').count() == 0  # no level has a tier
+
+
+def with_extra(pack: Pack, name: str, change) -> Pack:
+    """A copy of ``pack`` named ``name`` whose level i has ``change(i, extra)`` as its extra."""
+    return Pack(name, [replace(lv, extra=change(i, dict(lv.extra))) for i, lv in enumerate(pack.levels)],
+                dict(pack.extra))
+
+
+def columns(v: Viewer) -> list[str]:
+    return v.page.eval_on_selector_all("#level-list thead th", "ts => ts.map(t => t.dataset.col)")
+
+
+def column_cells(v: Viewer) -> dict[str, list[str]]:
+    """Each column's cells, top to bottom, by the key of its header; fails unless every row has
+    a cell per header."""
+    heads = columns(v)
+    rows = v.page.eval_on_selector_all("#level-list tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+    assert all(len(r) == len(heads) for r in rows), (heads, rows)
+    return {k: [r[j] for r in rows] for j, k in enumerate(heads)}
+
+
+def overlay_options(v: Viewer) -> list[str]:
+    return v.page.eval_on_selector_all("#curve-overlay option", "os => os.map(o => o.value)")
+
+
+def test_columns_and_overlays_only_for_metrics_the_pack_has(open_page, designer_pack, tmp_path: Path) -> None:
+    # An old pack, with every metric: every column and every overlay.
+    old = open_page()
+    assert set(OLD_METRICS) <= set(columns(old)) and set(OLD_METRICS) <= set(overlay_options(old))
+    assert column_cells(old)["fatal_share"][0] == f"{round(metric(old.pack.levels[0], 'fatal_share') * 100)}%"
+
+    # A pack as `make` writes them now: none of those metrics, so none of their columns.
+    def strip(i: int, extra: dict) -> dict:
+        if "metrics" in extra:
+            extra["metrics"] = {k: v for k, v in extra["metrics"].items() if k not in OLD_METRICS}
+        return extra
+
+    new = with_extra(designer_pack[0], "New", strip)
+    v = open_page(write_viewer(new, tmp_path / "new.html"), new)
+    assert columns(v) == ["index", "preview", "id", "size", "rules", "tiles", "difficulty", "initial_moves",
+                          "random_clear_rate", "verify_nodes"]
+    assert overlay_options(v) == ["", "initial_moves", "random_clear_rate", "verify_nodes"]
+    cells = column_cells(v)
+    for key, texts in cells.items():  # no column of dashes only
+        assert key == "preview" or any(t != "\u2013" for t in texts), (key, texts)
+    moves = [metric(lv, "initial_moves") for lv in new.levels]
+    assert cells["initial_moves"] == [f"{m:,}" if m is not None else "\u2013" for m in moves]
+    v.page.click('#level-list th button[data-sort="verify_nodes"]')  # the columns left still sort
+    assert v.page.evaluate("window.llk.listOrder()") == expected_order(
+        new, lambda lv, i: metric(lv, "verify_nodes"), False)
+    for index in (0, 3):
+        v.select(index)
+        assert not any(k.replace("_", " ") in v.text("#level-more") for k in OLD_METRICS)
+
+    # One level with one of them is enough for its column (and overlay); the others show a dash.
+    def one(i: int, extra: dict) -> dict:
+        extra = strip(i, extra)
+        if i == 3:
+            extra["metrics"] = {**extra.get("metrics", {}), "trap_steps": 4.5}
+        return extra
+
+    single = with_extra(designer_pack[0], "One", one)
+    v = open_page(write_viewer(single, tmp_path / "one.html"), single)
+    assert [k for k in columns(v) if k in OLD_METRICS] == ["trap_steps"]
+    assert [k for k in overlay_options(v) if k in OLD_METRICS] == ["trap_steps"]
+    assert column_cells(v)["trap_steps"] == ["4.5" if i == 3 else "\u2013" for i in range(len(single.levels))]
+
+
+#: Tiers given to the designer pack's levels (None: the level has no players).
+TIER_OF = ["deep", "random", None, "hint", "careful", "nearest", "lookahead", None, "careful", "random"]
+
+
+def test_the_tier_column_sorts_up_the_ladder_and_the_find_box_matches_it(open_page, designer_pack,
+                                                                         tmp_path: Path) -> None:
+    def players(i: int, extra: dict) -> dict:
+        if TIER_OF[i] is not None:
+            extra["players"] = {"tier": TIER_OF[i], "stream": 0, "clear_rates": {
+                m: {"rate": 0.5, "se": 0.05, "runs": 64} for m in MODELS}}
+        return extra
+
+    pack = with_extra(designer_pack[0], "Tiers", players)
+    assert len(pack.levels) == len(TIER_OF)
+    v = open_page(write_viewer(pack, tmp_path / "tiers.html"), pack)
+    heads = columns(v)
+    assert heads[heads.index("difficulty") + 1] == "tier"
+    assert column_cells(v)["tier"] == [t or "\u2013" for t in TIER_OF]
+    rank = lambda lv, i: TIERS.index(TIER_OF[i]) if TIER_OF[i] else None  # noqa: E731
+    v.page.click('#level-list th button[data-sort="tier"]')
+    asc = v.page.evaluate("window.llk.listOrder()")
+    assert asc == expected_order(pack, rank, False) == [1, 9, 5, 6, 4, 8, 0, 3, 2, 7]  # not by name
+    assert column_cells(v)["tier"][:3] == ["random", "random", "nearest"]  # the DOM moved too
+    v.page.click('#level-list th button[data-sort="tier"]')
+    assert v.page.evaluate("window.llk.listOrder()") == expected_order(pack, rank, True)
+    assert v.page.get_attribute('#level-list th[data-col="tier"]', "aria-sort") == "descending"
+    # The find box matches the tier as it matches the id and the rules.
+    assert v.page.get_attribute("#filter-text", "placeholder") == "id, rules or tier"
+    v.page.fill("#filter-text", "CAREFUL")
+    assert sorted(v.page.evaluate("window.llk.listOrder()")) == [4, 8]
+    v.page.fill("#filter-text", "hint")
+    assert v.page.evaluate("window.llk.listOrder()") == [3]
+    assert v.text("#filter-count") == f"1 of {len(pack.levels)} levels"
+    # The level's tier is in its details too.
+    v.page.fill("#filter-text", "")
+    v.select(6)
+    assert v.text("#level-difficulty").endswith("tier lookahead")
+    assert v.page.eval_on_selector_all("#level-players li.tier", "ls => ls.map(l => l.dataset.player)") == [
+        "lookahead"]
 
 
 def test_thumbnails_show_each_starting_board(open_page) -> None:
@@ -212,23 +334,77 @@ def test_thumbnails_show_each_starting_board(open_page) -> None:
 
 
 # -- the curve --------------------------------------------------------------------------------------
+def click_curve(v: Viewer, index: int) -> None:
+    """A real mouse click on the curve above level ``index`` (0-based)."""
+    x, y = v.page.evaluate("""i => {
+        const svg = document.querySelector('#curve svg'), pt = svg.createSVGPoint();
+        pt.x = +svg.dataset.x0 + i * +svg.dataset.step; pt.y = +svg.dataset.plotTop + 10;
+        const s = pt.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""", index)
+    v.page.mouse.click(x, y)
+
+
+def address(v: Viewer) -> str:
+    return v.page.evaluate("location.hash")
+
+
 def test_curve_click_selects_a_level_and_overlays_switch(open_page) -> None:
     v = open_page()
     assert v.page.locator("#curve svg g.primary path").count() == 1
     assert v.page.locator("#curve .no-data").count() == 0
     for index in (6, 3, 0):
-        x, y = v.page.evaluate("""i => {
-            const svg = document.querySelector('#curve svg'), pt = svg.createSVGPoint();
-            pt.x = +svg.dataset.x0 + i * +svg.dataset.step; pt.y = +svg.dataset.plotTop + 10;
-            const s = pt.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""", index)
-        v.page.mouse.click(x, y)
+        click_curve(v, index)
         assert v.state()["index"] == index
+        assert address(v) == f"#level={v.pack.levels[index].id}"
     assert v.page.get_attribute('#curve g[data-metric="fatal_share"]', "visibility") == "hidden"
     v.page.select_option("#curve-overlay", "fatal_share")
     assert v.page.get_attribute('#curve g[data-metric="fatal_share"]', "visibility") == "visible"
     assert v.page.get_attribute('#curve g[data-metric="choices"]', "visibility") == "hidden"
     v.page.select_option("#curve-overlay", "")
     assert v.page.get_attribute('#curve g[data-metric="fatal_share"]', "visibility") == "hidden"
+
+
+def test_the_address_names_the_level_and_back_forward_and_reload_keep_it(open_page) -> None:
+    v = open_page()
+    ids = [lv.id for lv in v.pack.levels]
+    assert address(v) == "" and v.state()["index"] == 0  # opening the page adds no entry
+    v.select(2)  # from the list
+    assert address(v) == f"#level={ids[2]}"
+    click_curve(v, 5)  # from the curve: the same address and the same history
+    assert address(v) == f"#level={ids[5]}" and v.text("#level-title") == ids[5]
+    v.select(5)  # the level shown already: no new entry
+    v.page.go_back()
+    v.page.wait_for_function("i => window.llk.state().index === i", arg=2)
+    assert address(v) == f"#level={ids[2]}" and v.text("#level-title") == ids[2]
+    v.page.go_back()
+    v.page.wait_for_function("() => window.llk.state().index === 0")
+    v.page.go_forward()
+    v.page.wait_for_function("i => window.llk.state().index === i", arg=2)
+    v.page.reload()
+    v.page.wait_for_selector("html[data-ready='1']", state="attached")
+    assert v.state()["index"] == 2 and address(v) == f"#level={ids[2]}"
+    # A link straight to a level, by id or by its number (older links), and one naming nothing.
+    assert open_page(fragment=f"#level={ids[7]}").state()["index"] == 7
+    by_number = open_page(fragment="#level=4")
+    assert by_number.state()["index"] == 3 and address(by_number) == f"#level={ids[3]}"
+    nothing = open_page(fragment="#level=no-such-level")
+    assert nothing.state()["index"] == 0 and address(nothing) == "#level=no-such-level"
+
+
+def test_a_level_with_a_shared_id_is_addressed_by_its_number(open_page, designer_pack, tmp_path: Path) -> None:
+    base = designer_pack[0]
+    levels = [replace(lv, id="twin") if i in (1, 4) else lv for i, lv in enumerate(base.levels)]
+    pack = Pack("Twins", levels, dict(base.extra))
+    html = write_viewer(pack, tmp_path / "twins.html")
+    v = open_page(html, pack)
+    v.select(4)
+    assert address(v) == "#level=5" and v.text("#level-title") == "twin"
+    v.select(3)
+    assert address(v) == f"#level={levels[3].id}"
+    v.page.go_back()
+    v.page.wait_for_function("() => window.llk.state().index === 4")
+    assert open_page(html, pack, fragment="#level=2").state()["index"] == 1
+    shared = open_page(html, pack, fragment="#level=twin")  # names no one level
+    assert shared.state()["index"] == 0 and address(shared) == "#level=twin"
 
 
 def test_a_pack_without_difficulty_says_so(open_page, tmp_path: Path) -> None:
@@ -300,6 +476,38 @@ def test_off_the_solution_the_page_searches_and_says_undecided_when_it_cannot_te
 
 
 # -- a phone ----------------------------------------------------------------------------------------
+def board_box(v: Viewer) -> dict:
+    return v.page.evaluate("""() => {
+        const r = document.getElementById('board-wrap').getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }""")
+
+
+def test_on_a_phone_the_board_is_on_the_first_screen(open_page) -> None:
+    for index, lv in enumerate(open_page().pack.levels):
+        v = open_page(width=390, height=844, fragment=f"#level={lv.id}")
+        assert v.state()["index"] == index
+        box = board_box(v)
+        assert 0 < box["top"] < 844 and box["bottom"] <= 844, (lv.id, box)  # the whole board
+        order = v.page.evaluate("""() => ['game', 'levels', 'level-detail'].map(
+            id => document.getElementById(id).getBoundingClientRect().top)""")
+        assert order[0] < box["top"] < order[2] < order[1]  # the level, its board, its details, the list
+    # A pick from the list, down below, brings the board back on screen.
+    v.page.locator('#level-list tbody tr[data-index="8"]').scroll_into_view_if_needed()
+    assert board_box(v)["top"] < 0
+    v.page.click('#level-list tbody tr[data-index="8"]')
+    assert v.state()["index"] == 8 and 0 <= board_box(v)["top"] < 844
+
+
+def test_on_a_desktop_the_list_is_beside_the_board(open_page) -> None:
+    v = open_page(width=1280, height=800)
+    for index in range(len(v.pack.levels)):
+        v.select(index)
+        box = board_box(v)
+        levels = v.page.evaluate("document.getElementById('levels').getBoundingClientRect().right")
+        assert levels < box["left"] and box["right"] <= 1280 and box["top"] < 800, (index, box)
+        assert v.page.evaluate("document.documentElement.scrollWidth") <= 1280
+
+
 def test_the_page_fits_a_phone(open_page) -> None:
     v = open_page(width=390)
     for index in range(len(v.pack.levels)):

@@ -15,6 +15,7 @@ Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (never
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from llkgen.analysis.ladder import TIERS
 from llkgen.formats.level import Pack
 from llkgen.formats.load import load_pack
 from llkgen.game.board import WALL
@@ -199,6 +201,32 @@ def test_the_level_list_shows_the_generated_pack(open_viewer, packs: dict[str, P
         assert v.state()["index"] == 0 and v.text("#level-title") == pack.levels[0].id
 
 
+#: Metrics older packs carry and `make` no longer writes.
+OLD_METRICS = ("fatal_share", "trap_steps", "choices", "link_turns", "unknown_share")
+
+
+def test_the_list_has_no_column_the_generated_pack_lacks(open_viewer, packs: dict[str, Pack]) -> None:
+    for name, pack in packs.items():
+        assert not any(k in (lv.extra.get("metrics") or {}) for lv in pack.levels for k in OLD_METRICS)
+        v = open_viewer(name)
+        heads = v.page.eval_on_selector_all("#level-list thead th", "ts => ts.map(t => t.dataset.col)")
+        rows = v.page.eval_on_selector_all("#level-list tbody tr",
+                                           "rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+        assert not set(OLD_METRICS) & set(heads), heads
+        assert all(len(r) == len(heads) for r in rows)
+        for j, key in enumerate(heads):  # every column shown says something about some level
+            assert key == "preview" or any(r[j] != "\u2013" for r in rows), (name, key)
+        options = v.page.eval_on_selector_all("#curve-overlay option", "os => os.map(o => o.value)")
+        assert not set(OLD_METRICS) & set(options), options
+        # `make` measures every level with the model players: the tier column is there and
+        # sorts up the ladder (random first, hint last).
+        tiers = [lv.extra["players"]["tier"] for lv in pack.levels]
+        assert heads[heads.index("difficulty") + 1] == "tier"
+        v.page.click('#level-list th button[data-sort="tier"]')
+        assert v.page.evaluate("window.llk.listOrder()") == sorted(
+            range(len(tiers)), key=lambda i: (TIERS.index(tiers[i]), i))
+
+
 @pytest.mark.parametrize(("name", "index"), PLAYED, ids=[f"{n}-{i + 1}" for n, i in PLAYED])
 def test_clicking_the_certified_solution_clears_the_level(open_viewer, name: str, index: int) -> None:
     v = open_viewer(name)
@@ -299,3 +327,126 @@ def test_render_writes_well_formed_deterministic_svgs(work: Path, packs: dict[st
             else:
                 assert len(steps) == len(lv.solution)
                 assert data == (work / "svg-2" / name / path.name).read_bytes()
+
+
+# -- the difficulty fields `make` is gaining --------------------------------------------------------
+MODELS = ("random", "nearest", "lookahead", "careful", "deep")
+#: Per level of the viewer-demo pack: (difficulty, its standard error, tier, clear rates as
+#: (rate, se) in MODELS order). The second level has no standard error and no players.
+NEW_FIELDS = [
+    (41.2, 1.3, "careful", [(0.61, 0.03), (0.25, 0.04), (0.47, 0.05), (0.84, 0.02), (0.9, 0.015)]),
+    (55.0, None, None, None),
+    (73.5, 2.4, "hint", [(0.0, 0.0), (0.12, 0.02), (0.3, 0.04), (0.41, 0.05), (0.52, 0.006)]),
+]
+
+
+def with_new_fields(data: dict) -> dict:
+    """A copy of a pack's JSON with ``metrics.difficulty``, ``difficulty_se`` and ``pairs`` and
+    the top-level ``players`` set from :data:`NEW_FIELDS` (whatever ``make`` wrote there), and a
+    metric of a name the page does not know."""
+    data = json.loads(json.dumps(data))
+    for lv, (diff, se, tier, rates) in zip(data["levels"], NEW_FIELDS, strict=True):
+        m = lv.setdefault("metrics", {})
+        m["difficulty"] = diff
+        m.pop("difficulty_se", None)
+        if se is not None:
+            m["difficulty_se"] = se
+        m["pairs"] = sum(v > 0 for row in lv["grid"] for v in row) // 2
+        m["made_up_score"] = 2.5  # a metric the page has no name for is shown under its key
+        lv.pop("players", None)
+        if tier is not None:
+            lv["players"] = {"tier": tier, "clear_rates": {
+                name: {"rate": r, "se": e, "runs": 256} for name, (r, e) in zip(MODELS, rates)}}
+    return data
+
+
+def without_new_fields(data: dict) -> dict:
+    """A copy of a pack's JSON as packs were before: no ``difficulty_se``, ``pairs`` or ``players``."""
+    data = json.loads(json.dumps(data))
+    for lv in data["levels"]:
+        lv.pop("players", None)
+        for k in ("difficulty_se", "pairs", "made_up_score"):
+            lv.get("metrics", {}).pop(k, None)
+    return data
+
+
+@pytest.fixture(scope="module")
+def formats(work: Path) -> dict[str, dict]:
+    """``new-format`` and ``old-format``: the viewer-demo pack with and without the new fields,
+    as JSON files next to their pages (made by ``llkgen view``)."""
+    demo = json.loads((work / "viewer-demo.json").read_text(encoding="utf-8"))
+    made = {"new-format": with_new_fields(demo), "old-format": without_new_fields(demo)}
+    for name, data in made.items():
+        (work / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+    run_all([["view", f"{name}.json", "--out", f"{name}.html"] for name in made], work)
+    return made
+
+
+def open_format(open_viewer, packs: dict[str, Pack], work: Path, name: str) -> Viewer:
+    packs[name] = load_pack(work / f"{name}.json")  # open_viewer looks the pack up by name
+    return open_viewer(name)
+
+
+def test_the_detail_pane_shows_difficulty_tier_and_clear_rates(open_viewer, packs, work, formats) -> None:
+    v = open_format(open_viewer, packs, work, "new-format")
+    embedded = v.page.evaluate("JSON.parse(document.getElementById('llk-data').textContent).pack.levels")
+    assert [lv.get("players") for lv in embedded] == [lv.get("players") for lv in formats["new-format"]["levels"]]
+    for index, (diff, se, tier, rates) in enumerate(NEW_FIELDS):
+        v.select(index)
+        pairs = formats["new-format"]["levels"][index]["metrics"]["pairs"]
+        want = f"difficulty {diff:.1f}" + (f" \u00b1 {se:.1f}" if se is not None else "")
+        assert v.text("#level-difficulty") == want + (f" \u00b7 tier {tier}" if tier else "")
+        assert f"pairs {pairs}" in v.text("#level-more") and "made up score 2.5" in v.text("#level-more")
+        chips = v.page.eval_on_selector_all("#level-players li", """ls => ls.map(l => ({
+            name: l.dataset.player, text: l.innerText.replace(/\\s+/g, ' '), tier: l.classList.contains('tier'),
+            fill: l.querySelector('.p-fill').style.width, band: l.querySelector('.p-se').style.width}))""")
+        if rates is None:
+            assert chips == [] and not v.page.is_visible("#level-players")
+            continue
+        assert v.page.is_visible("#level-players")
+        assert [c["name"] for c in chips] == list(MODELS)
+        for c, (r, e) in zip(chips, rates):
+            e_text = f"{e * 100:.1f}" if 0 < e < 0.01 else f"{round(e * 100)}"
+            assert c["text"] == f"{c['name']} {round(r * 100)} \u00b1 {e_text}%", c
+            assert float(c["fill"].rstrip("%")) == pytest.approx(100 * r, abs=0.05)
+            assert float(c["band"].rstrip("%")) == pytest.approx(100 * (min(1, r + e) - max(0, r - e)), abs=0.1)
+            assert c["tier"] == (c["name"] == tier)
+        label = v.text("#level-players .players-label")
+        assert ("none is reliable" in label) == (tier == "hint")
+    # The whole pane, as a reader sees it.
+    v.select(0)
+    pane = v.text("#game")
+    assert "difficulty 41.2 \u00b1 1.3" in pane and "tier careful" in pane and "84 \u00b1 2%" in pane
+
+
+def test_the_list_has_a_tier_column_and_the_curve_error_bars(open_viewer, packs, work, formats) -> None:
+    v = open_format(open_viewer, packs, work, "new-format")
+    heads = v.page.eval_on_selector_all("#level-list thead th", "ts => ts.map(t => t.dataset.col)")
+    assert heads[heads.index("difficulty") + 1] == "tier"
+    col = heads.index("tier")
+    cells = v.page.eval_on_selector_all("#level-list tbody tr", f"rs => rs.map(r => r.cells[{col}].innerText)")
+    assert cells == [t or "\u2013" for _, _, t, _ in NEW_FIELDS]
+    v.page.click('#level-list th button[data-sort="difficulty"]')  # sorting moves the tier cells along
+    v.page.click('#level-list th button[data-sort="difficulty"]')
+    cells = v.page.eval_on_selector_all("#level-list tbody tr", f"rs => rs.map(r => r.cells[{col}].innerText)")
+    assert cells == ["hint", "\u2013", "careful"]
+    bars = v.page.get_attribute('#curve g[data-metric="difficulty_se"] path', "d")
+    assert bars.count("V") == 2  # the levels with a standard error
+
+
+def test_an_old_pack_has_no_tier_column_and_no_players(open_viewer, packs, work, formats) -> None:
+    v = open_format(open_viewer, packs, work, "old-format")
+    assert v.page.locator('#level-list th[data-col="tier"]').count() == 0
+    assert v.page.locator('#curve g[data-metric="difficulty_se"]').count() == 0
+    for index, lv in enumerate(formats["old-format"]["levels"]):
+        v.select(index)
+        assert not v.page.is_visible("#level-players")
+        d = lv.get("metrics", {}).get("difficulty")
+        assert v.text("#level-difficulty") == (f"difficulty {d:.1f}" if d is not None else "")
+        assert "\u00b1" not in v.text("#level-difficulty") and "tier" not in v.text("#game")
+        assert "verify nodes" in v.text("#level-metrics")
+    # and it still plays
+    lv = v.pack.levels[0]
+    v.select(0)
+    v.play(*lv.solution[0])
+    assert v.state()["history"] == [[list(p) for p in lv.solution[0]]]

@@ -3,7 +3,8 @@
  * The page is self-contained: the pack, the palette and the difficulty plot arrive inline
  * (<script id="llk-data">, <svg id="curve">). The game rules are in rules.js and what the page
  * can prove about a board (lock test, bounded search, move labels) in solver.js; this file is
- * the level list, the board and the controls.
+ * the level list, the board and the controls, the level's details (difficulty, tier, the model
+ * players' clear rates) and its address (#level=<id>).
  *
  * window.llk exposes state() and the actions for tests and for the curious.
  */
@@ -70,6 +71,116 @@
   function cellName(p) { return "(" + p[0] + "," + p[1] + ")"; }
 
   // ---------------------------------------------------------------------------------------
+  // The level's details: its difficulty and tier above the controls; below the board, the
+  // other metrics and the model players' clear rates (the level's top-level "players":
+  // {tier, clear_rates: {model: {rate, se, runs}}}).
+  // ---------------------------------------------------------------------------------------
+  /** The tiers, weakest player first: the model players (llkgen.analysis.ladder), then
+   *  "hint", the tier of a level none of them clears reliably. */
+  var TIERS = Array.isArray(DATA.tiers) ? DATA.tiers : [];
+  var HINT = "hint";
+  var MODELS = TIERS.filter(function (t) { return t !== HINT; });
+  var TIER_NOTE = "tier: the weakest model player (" + MODELS.join(", ") + ") that clears the level " +
+    "reliably; " + HINT + ": none does";
+  var DOT = " \u00b7 ", PM = " \u00b1 ";
+  /** Metrics shown elsewhere: in #level-metrics (metricsLine) and #level-difficulty. */
+  var SHOWN = ["initial_moves", "random_clear_rate", "verify_nodes", "difficulty", "difficulty_se"];
+
+  function obj(v) { return v && typeof v === "object" && !Array.isArray(v) ? v : {}; }
+  function own(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
+  function clamp01(x) { return Math.max(0, Math.min(1, x)); }
+  function fixed(d) { return function (v) { return v.toFixed(d); }; }
+  function plain(v) {
+    return Number.isInteger(v) || Math.abs(v) >= 1000 ? fmtInt(Math.round(v)) : String(Number(v.toPrecision(3)));
+  }
+  /** The other metrics with a name and a format, in this order; any further number follows
+   *  under its key. */
+  var KNOWN = [["pairs", "pairs", fmtInt], ["fatal_share", "fatal share", pct],
+    ["trap_steps", "trap steps", fixed(1)], ["choices", "choices", fixed(1)],
+    ["link_turns", "link turns", fixed(2)], ["unknown_share", "unknown share", pct]];
+
+  function tierOf(lv) { var t = obj(lv.players).tier; return typeof t === "string" && t ? t : null; }
+
+  /** Where a tier sorts: up the ladder, a tier the page does not know after "hint". */
+  function tierRank(t) { var k = TIERS.indexOf(t); return k < 0 ? TIERS.length : k; }
+
+  /** "difficulty 41.2 ± 1.3 · tier careful", or the parts of it the level has. */
+  function difficultyLine(lv) {
+    var m = obj(lv.metrics), t = tierOf(lv), parts = [];
+    if (isNum(m.difficulty)) {
+      parts.push("difficulty " + m.difficulty.toFixed(1) +
+        (isNum(m.difficulty_se) ? PM + m.difficulty_se.toFixed(1) : ""));
+    }
+    if (t) parts.push("tier " + t);
+    return parts.join(DOT);
+  }
+
+  function moreLine(m) {
+    var parts = [], named = KNOWN.map(function (k) { return k[0]; });
+    KNOWN.forEach(function (k) { if (isNum(m[k[0]])) parts.push(k[1] + " " + k[2](m[k[0]])); });
+    Object.keys(m).forEach(function (k) {
+      if (SHOWN.indexOf(k) < 0 && named.indexOf(k) < 0 && isNum(m[k])) {
+        parts.push(k.replace(/_/g, " ") + " " + plain(m[k]));
+      }
+    });
+    return parts.join(DOT);
+  }
+
+  /** "61 ± 3%": a clear rate and its standard error, in percent. */
+  function rateText(e) {
+    var se = isNum(e.se) ? Math.max(0, e.se) * 100 : null;
+    var band = se === null ? "" : PM + (se > 0 && se < 1 ? se.toFixed(1) : Math.round(se));
+    return Math.round(e.rate * 100) + band + "%";
+  }
+
+  function span(cls, text) {
+    var s = document.createElement("span");
+    s.className = cls;
+    s.textContent = text;
+    return s;
+  }
+
+  /** One chip per model player with a clear rate: its name, rate ± se, and a bar whose darker
+   *  band is rate ± se; the level's tier is outlined. */
+  function showPlayers(lv) {
+    var box = $("level-players"), rates = obj(obj(lv.players).clear_rates), tier = tierOf(lv);
+    var names = MODELS.filter(function (k) { return own(rates, k); }).concat(
+      Object.keys(rates).filter(function (k) { return MODELS.indexOf(k) < 0; })
+    ).filter(function (k) { return isNum(obj(rates[k]).rate); });
+    box.replaceChildren();
+    box.hidden = !names.length;
+    if (!names.length) return;
+    var ul = document.createElement("ul");
+    names.forEach(function (k) {
+      var e = obj(rates[k]), li = document.createElement("li"), bar = span("p-bar", "");
+      var fill = span("p-fill", ""), band = span("p-se", ""), r = clamp01(e.rate);
+      var s = isNum(e.se) ? Math.max(0, e.se) : 0, lo = clamp01(r - s), hi = clamp01(r + s);
+      li.setAttribute("data-player", k);
+      if (k === tier) li.className = "tier";
+      fill.style.width = (100 * r).toFixed(1) + "%";
+      band.style.left = (100 * lo).toFixed(1) + "%";
+      band.style.width = (100 * (hi - lo)).toFixed(1) + "%";
+      bar.append(fill, band);
+      li.append(span("p-name", k), span("p-rate", rateText(e)), bar);
+      li.title = k + " player: clears " + rateText(e) +
+        (isNum(e.runs) ? " of " + fmtInt(e.runs) + " playthroughs" : "") + (k === tier ? " (the level's tier)" : "");
+      ul.appendChild(li);
+    });
+    var label = span("players-label", tier === HINT ? "clear rate (none is reliable):" : "clear rate:");
+    label.title = "share of playthroughs each model player clears, \u00b1 its standard error (the darker " +
+      "band); outlined: the level's tier, the weakest model player that clears it reliably";
+    box.append(label, ul);
+  }
+
+  function showDetail(lv) {
+    var d = $("level-difficulty");
+    d.textContent = difficultyLine(lv);
+    d.title = tierOf(lv) ? TIER_NOTE : "";
+    $("level-more").textContent = moreLine(obj(lv.metrics));
+    showPlayers(lv);
+  }
+
+  // ---------------------------------------------------------------------------------------
   // Game state and actions.
   // ---------------------------------------------------------------------------------------
   var $ = function (id) { return document.getElementById(id); };
@@ -98,7 +209,10 @@
     return { states: states, error: null };
   }
 
-  function select(index) {
+  /** Show level ``index`` (0-based): its board, its details, and its row and curve marker.
+   *  The address then names it (see remember), unless ``opening``: the page as first opened,
+   *  which init settles itself. */
+  function select(index, opening) {
     stopAll();
     var lv = LEVELS[index];
     if (!lv) return;
@@ -124,6 +238,7 @@
     var cert = lv.certificate;
     $("level-cert").textContent = cert && cert.verdict ?
       "certificate: " + cert.verdict + (cert.method ? " (" + cert.method + ")" : "") : "";
+    showDetail(lv);
     $("game").setAttribute("data-level", String(index));
     var ring = rules.border ? 2 : 0;
     // As big as fits beside the list (or, on a phone, across the screen), within 14..48 px.
@@ -133,6 +248,10 @@
     $("board-wrap").style.setProperty("--cell", cell + "px");
     setMessage(S.solError ? "Warning: " + S.solError : "", S.solError ? "error" : "");
     render();
+    if (!opening) {
+      remember(index);
+      reveal();
+    }
   }
 
   function setMessage(text, kind) {
@@ -531,16 +650,17 @@
   // Level list and wiring.
   // ---------------------------------------------------------------------------------------
   /** The level list's columns. ``value`` gives what a column sorts by (null when the level
-   *  lacks it: such levels sort last in either direction), ``text`` what it shows. */
+   *  lacks it: such levels sort last in either direction), ``text`` what it shows. An
+   *  ``optional`` column is left out when no level of the pack has a value for it (newer packs
+   *  lack the older metrics, older ones the tier). */
   var DASH = "\u2013";
   function metricCol(k, label, title, fmt) {
     return {
-      key: k, label: label, title: title, num: true,
+      key: k, label: label, title: title, num: true, optional: true,
       value: function (lv) { var v = (lv.metrics || {})[k]; return isNum(v) ? v : null; },
       text: function (lv) { var v = (lv.metrics || {})[k]; return isNum(v) ? fmt(v) : DASH; }
     };
   }
-  function fixed(d) { return function (v) { return v.toFixed(d); }; }
   var COLUMNS = [
     { key: "index", label: "#", num: true, value: function (lv, i) { return i; }, text: function (lv, i) { return String(i + 1); } },
     { key: "preview", label: "", title: "the board at the start", preview: true },
@@ -556,7 +676,12 @@
       } },
     { key: "tiles", label: "tiles", num: true, value: function (lv) { return tileCount(lv.grid); },
       text: function (lv) { return String(tileCount(lv.grid)); } },
-    metricCol("difficulty", "difficulty", "the single difficulty score, 0 to 100 (higher is harder)", fixed(1)),
+    // Always there: the difficulty filter works on it, and a pack without it should say so.
+    Object.assign(metricCol("difficulty", "difficulty", "the single difficulty score, 0 to 100 (higher is harder)",
+      fixed(1)), { optional: false }),
+    { key: "tier", label: "tier", title: TIER_NOTE, optional: true,
+      value: function (lv) { var t = tierOf(lv); return t ? tierRank(t) : null; },  // up the ladder
+      text: function (lv) { return tierOf(lv) || DASH; } },
     metricCol("fatal_share", "fatal", "mean share of fatal moves among those available, along safe playthroughs", pct),
     metricCol("trap_steps", "traps", "mean steps per playthrough that offer at least one fatal move", fixed(1)),
     metricCol("choices", "choices", "mean number of moves available per step", fixed(1)),
@@ -600,7 +725,12 @@
 
   function buildList() {
     var head = $("level-list").tHead.rows[0], tbody = $("level-list").tBodies[0];
-    COLUMNS.forEach(function (col) {
+    var columns = COLUMNS.filter(function (col) {
+      return !col.optional || LEVELS.some(function (lv, i) { return col.value(lv, i) !== null; });
+    });
+    var tiers = columns.some(function (col) { return col.key === "tier"; });
+    if (tiers) $("filter-text").placeholder = "id, rules or tier";
+    columns.forEach(function (col) {
       var th = document.createElement("th");
       th.setAttribute("data-col", col.key);
       if (col.num) th.className = "num";
@@ -623,7 +753,7 @@
       tr.setAttribute("data-index", i);
       tr.setAttribute("tabindex", "0");
       tr.setAttribute("role", "button");
-      COLUMNS.forEach(function (col) {
+      columns.forEach(function (col) {
         var td = document.createElement("td");
         if (col.num) td.className = "num";
         if (col.preview) {
@@ -645,8 +775,9 @@
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(i); }
       });
       tbody.appendChild(tr);
-      // The text filter looks at the id and the rules ("down", "noborder").
-      ROWS.push({ index: i, tr: tr, values: values, search: (values.id + " " + values.rules).toLowerCase() });
+      // The text filter looks at the id, the rules ("down", "noborder") and the tier.
+      var words = [values.id, values.rules].concat(tiers && tierOf(lv) ? [tierOf(lv)] : []);
+      ROWS.push({ index: i, tr: tr, values: values, search: words.join(" ").toLowerCase() });
     });
     updateSortHeaders();
     applyFilter();
@@ -684,8 +815,8 @@
     return v === "" || !isFinite(Number(v)) ? null : Number(v);
   }
 
-  /** Show the levels whose id or rules contain the text and whose difficulty lies in the
-   *  range; with a bound set, levels without a difficulty are hidden. */
+  /** Show the levels whose id, rules or tier contain the text and whose difficulty lies in
+   *  the range; with a bound set, levels without a difficulty are hidden. */
   function applyFilter() {
     var text = $("filter-text").value.trim().toLowerCase();
     var lo = numberInput("filter-min"), hi = numberInput("filter-max"), shown = 0;
@@ -752,6 +883,58 @@
     if ($("curve-overlay") && $("curve-overlay").value !== k) $("curve-overlay").value = k;
   }
 
+  // ---------------------------------------------------------------------------------------
+  // The address: #level=<id> names the level shown, so a link, a reload, back and forward
+  // bring it back.
+  // ---------------------------------------------------------------------------------------
+  var BY_ID = Object.create(null);             // id -> index, or -1 when two levels share it
+  LEVELS.forEach(function (lv, i) {
+    if (typeof lv.id === "string" && lv.id) BY_ID[lv.id] = lv.id in BY_ID ? -1 : i;
+  });
+  var home = -1;                               // the level the page opened with
+
+  /** The fragment naming level i: its id when no other level has it, else its 1-based number. */
+  function address(i) {
+    var id = LEVELS[i].id;
+    return "#level=" + (typeof id === "string" && BY_ID[id] === i ? encodeURIComponent(id) : String(i + 1));
+  }
+
+  /** The level a fragment names (an id, or a 1-based number as older links have), or -1. */
+  function fromAddress(hash) {
+    var m = /^#(?:.*&)?level=([^&]*)/.exec(hash || "");
+    if (!m) return -1;
+    var s = m[1];
+    try { s = decodeURIComponent(s); } catch (e) { /* a malformed escape: read as written */ }
+    if (BY_ID[s] >= 0) return BY_ID[s];
+    return /^\d+$/.test(s) && +s >= 1 && +s <= LEVELS.length ? +s - 1 : -1;
+  }
+
+  /** After a selection: a new history entry for level i unless the address names it already
+   *  (back, forward, reload, the same level again); the level the page opened with replaces
+   *  an address naming nothing rather than adding an entry. */
+  function remember(i) {
+    var named = fromAddress(location.hash);
+    if (named < 0 && i === home) location.replace(address(i));
+    else if (named !== i) location.hash = address(i);
+  }
+
+  /** On a narrow screen the board sits above the list: after a pick down there, scroll back
+   *  up to the board (when its top has left the screen). */
+  function reveal() {
+    var game = $("game").getBoundingClientRect(), list = $("levels").getBoundingClientRect();
+    if (game.top < list.top && $("board-wrap").getBoundingClientRect().top < 0) {
+      $("game").scrollIntoView({ block: "start" });
+    }
+  }
+
+  /** Back or forward: the level the address names; an address naming none (the page as
+   *  first opened, say) gets the level the page opened with. */
+  function follow() {
+    var i = fromAddress(location.hash);
+    if (i < 0) i = home;
+    if (i >= 0 && (!S || i !== S.index)) select(i);
+  }
+
   function init() {
     buildList();
     wireCurve();
@@ -769,10 +952,18 @@
       if (e.key === "u" || (e.key === "z" && (e.ctrlKey || e.metaKey))) undo();
       else if (e.key === "h") hint();
     });
-    var m = /level=(\d+)/.exec(location.hash);
-    var start = m ? Math.min(LEVELS.length - 1, Math.max(0, Number(m[1]) - 1)) : 0;
-    if (LEVELS.length) select(start);
-    else $("level-title").textContent = "This pack has no levels.";
+    // The level the address names, if any, else the first; its id then replaces the number
+    // an older link used. An address naming nothing is left as it is.
+    var start = fromAddress(location.hash);
+    if (LEVELS.length) {
+      select(Math.max(0, start), true);
+      home = S.index;
+      if (start >= 0 && location.hash !== address(home)) location.replace(address(home));
+    } else {
+      $("level-title").textContent = "This pack has no levels.";
+    }
+    window.addEventListener("hashchange", follow);
+    window.addEventListener("popstate", follow);
     document.documentElement.setAttribute("data-ready", "1");
   }
 
@@ -799,7 +990,7 @@
           Array.prototype.indexOf.call(y.tr.parentNode.children, y.tr);
       }).filter(function (row) { return !row.tr.hidden; }).map(function (row) { return row.index; });
     },
-    select: select, click: click, undo: undo, restart: restart, hint: hint,
+    select: function (i) { select(i); }, click: click, undo: undo, restart: restart, hint: hint,
     playSolution: playSolution, flush: flush,
     setAnimation: function (ms) { animMs = Math.max(0, Number(ms) || 0); },
     /** Tests only: smaller budgets, to reach "undecided" on small boards. Forgets the analysis. */

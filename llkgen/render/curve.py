@@ -128,6 +128,23 @@ def _dots(values: Sequence[float | None], x_of, y_of, r: float) -> list[str]:
     return out
 
 
+def _error_bars(values: Sequence[float | None], ses: Sequence[float | None], x_of, y_of,
+                step: float) -> str:
+    """One SVG path of ``value \u00b1 se`` bars, one per level with both numbers and ``se > 0``,
+    clipped to the plot like the values; capped while levels are at least 4 units apart."""
+    cap = min(3.0, step / 4)
+    parts: list[str] = []
+    for i, (v, se) in enumerate(zip(values, ses)):
+        if v is None or se is None or se <= 0:
+            continue
+        x, hi, lo = _n(x_of(i)), _n(y_of(v + se)), _n(y_of(v - se))
+        parts.append(f"M{x} {lo}V{hi}")
+        if cap >= 1:
+            for y in (lo, hi):
+                parts.append(f"M{_n(x_of(i) - cap)} {y}H{_n(x_of(i) + cap)}")
+    return "".join(parts)
+
+
 def difficulty_curve_svg(levels_metrics: Sequence[Mapping | None], *, overlays: Sequence[str] = (),
                          hidden_overlays: bool = False, width: int = 640, height: int = 220,
                          first: int = 0, title: str | None = None) -> str:
@@ -140,6 +157,9 @@ def difficulty_curve_svg(levels_metrics: Sequence[Mapping | None], *, overlays: 
     ``hidden_overlays`` they are drawn with ``visibility="hidden"`` for a page to switch on.
     ``first`` counts the levels before these in a bigger pack, so the x axis shows pack
     numbers. ``title`` is drawn above the plot.
+
+    Where a level's metrics also hold ``difficulty_se`` (the score's standard error, in
+    points), a bar of \u00b1 one standard error is drawn through its value.
 
     Guarantees: well-formed SVG; a pure function of its arguments; when no level has a
     difficulty value the plot holds the text "no difficulty data" (and the overlays, if any)."""
@@ -191,6 +211,13 @@ def difficulty_curve_svg(levels_metrics: Sequence[Mapping | None], *, overlays: 
     have = any(v is not None for v in values)
     if have:
         y_of = lambda v: y_at(v, 100.0)  # noqa: E731
+        ses = [metric_value(m, "difficulty_se") for m in levels_metrics]
+        bars = _error_bars(values, ses, x_of, y_of, step if n > 1 else plot_w)
+        if bars:
+            out.append(f'<g class="error-bars" data-metric="difficulty_se" stroke="{pal.MUTED}" '
+                       f'stroke-width="1" fill="none"><path d="{bars}"/></g>')
+            out.append(f'<text class="error-note" x="{LEFT + 36}" y="{top_y - 8}" fill="{pal.MUTED}">'
+                       f"(bars: \u00b1 1 standard error)</text>")
         out.append(f'<g class="series primary" data-metric="difficulty" fill="{pal.INK}">'
                    f'<path d="{_series_path(values, x_of, y_of)}" fill="none" stroke="{pal.INK}" '
                    f'stroke-width="2" stroke-linejoin="round"/>')

@@ -11,6 +11,9 @@ comparing boards after every click. What the page claims about a board it proves
 (``solver.js``: the lock test and a bounded search), and ``tests/test_viewer_solver.py`` holds
 those claims to :func:`llkgen.verifier.verify`. The difficulty curve above the list is drawn here,
 in Python (:mod:`llkgen.render.curve`), so the README can use the same picture.
+
+The embedded data also holds the player ladder's tiers (:data:`llkgen.analysis.ladder.TIERS`),
+weakest first, which the page sorts the level list's tier column by.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
+from llkgen.analysis.ladder import TIERS
 from llkgen.files import write_text_atomic
 from llkgen.formats.level import Pack, pack_from_json, pack_to_json
 from llkgen.render.curve import METRICS, difficulty_curve_svg, metric_value, pack_metrics
@@ -74,7 +78,7 @@ def build_viewer_html(pack: Pack | dict, *, first: int = 0, total: int | None = 
     always gives the same string."""
     data = _pack_json(pack)
     kinds = sorted({v for lv in data["levels"] for row in lv["grid"] for v in row if v > 0})
-    payload = {"pack": data, "palette": palette_json(kinds)}
+    payload = {"pack": data, "palette": palette_json(kinds), "tiers": list(TIERS)}
     name = data.get("name") or "pack"
     n = len(data["levels"])
     if total is not None and (first, n) != (0, total):
@@ -137,8 +141,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <section id="game" aria-live="polite">
 <h2 id="level-title"></h2>
 <p class="meta" id="level-rules"></p>
-<p class="meta" id="level-metrics"></p>
-<p class="meta" id="level-cert"></p>
+<p class="meta" id="level-difficulty"></p>
 <div id="controls">
 <button type="button" id="btn-undo" title="Undo the last move (U)">Undo</button>
 <button type="button" id="btn-restart">Restart</button>
@@ -150,6 +153,12 @@ _TEMPLATE = """<!DOCTYPE html>
 <p id="verdict" data-verdict="pending" role="status"></p>
 <p id="message" role="status"></p>
 <div id="board-wrap"><div id="board" data-busy="0"></div><svg id="overlay" aria-hidden="true"></svg></div>
+<div id="level-detail">
+<p class="meta" id="level-metrics"></p>
+<p class="meta" id="level-more"></p>
+<div id="level-players" hidden></div>
+<p class="meta" id="level-cert"></p>
+</div>
 <p class="legend">Click two tiles of the same type joined by a line with at most two turns through empty cells.<br>
 <span class="k-empty"></span>empty<span class="k-wall"></span>wall<span class="k-ring"></span>outside ring
 (paths may use it when the border rule is on)</p>
