@@ -289,10 +289,22 @@ def make_pack(spec: Spec, jobs: int = 1,
         except BudgetExhausted:
             raise out_of_budget() from None
         except WorkerFailure as e:
+            # Only a Dask cluster raises these kinds, so its module is imported only when one is raised.
+            from llkgen.execution.dask_cluster import SchedulerLost, WorkersDied
+
+            if isinstance(e, SchedulerLost):  # no level failed: the cluster went, with every level on it
+                left = f"{len(indices) - len(made)} of {len(indices)} levels were not made"
+                # The journal holds every level in ``made``: each is added before it counts.
+                kept = (f"; the journal {spool.path} keeps the {len(made)} made (rerun with --resume to make the rest)"
+                        if resume and isinstance(spool, Journal) else
+                        ", and nothing was written (rerun with --resume to keep each level as it is made)")
+                raise SchedulerLost(f"{spec.source}: {e.lost}: {left}{kept}", e.lost, e.arg) from None
             i = e.arg if isinstance(e.arg, int) else -1
-            raise WorkerFailure(
-                f"{spec.source}: level {i + 1} of {spec.count} (index {i}): failed {TRIES} times on the "
-                f"cluster, last with {type(e.error).__name__}: {e.error}", i, e.error) from None
+            where = f"{spec.source}: level {i + 1} of {spec.count} (index {i})"
+            if isinstance(e, WorkersDied):  # Dask gave up on the level: its own limit, not our tries
+                raise WorkerFailure(f"{where}: {e.cause}", i, e.error) from None
+            raise WorkerFailure(f"{where}: failed {TRIES} times on the cluster, last with "
+                                f"{type(e.error).__name__}: {e.error}", i, e.error) from None
         if out_of_time(deadline):
             raise out_of_budget(writing=True)
         stored = _until(deadline, spool.records(indices), lambda k: out_of_budget(writing=True))
