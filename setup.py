@@ -46,6 +46,7 @@ ACCELERATED = [
     "llkgen/verifier/lock.py",
     "llkgen/verifier/pairing.py",
     "llkgen/verifier/movesearch.py",
+    "llkgen/verifier/reach.py",
 ]
 
 

@@ -2,7 +2,7 @@
 
 Under gravity the monotonicity that the pairing search and the lock test rely on is gone: a
 removal makes tiles slide, which can close a path that was open. This search branches on
-removable pairs, and prunes with two sound rules.
+removable pairs, and prunes with three sound rules.
 
 **A table of dead boards.** A board from which the search has tried every move without
 clearing it is recorded; meeting it again ends that line at once. Sound under any rules,
@@ -26,6 +26,21 @@ The search does it without branching whenever it finds such a type and a sequenc
 moves that clears it (played for real, with gravity: ``t`` tiles above a removed one may
 slide, nothing else does). A type with two tiles left at the tops of their runs that link
 now is the common case. ``tests/test_pruning.py`` checks the rule against brute force.
+
+**Types that can never all pair up.** Given ``reach`` (a :class:`~llkgen.verifier.reach.Reach`
+of the root board; the portfolio builds one when the board has walls), every node is asked
+whether some type's tiles can no longer be paired, wherever gravity takes them
+(:mod:`llkgen.verifier.reach` argues it, for every direction and border setting). Such a node
+is dead and is recorded as such. A tile's span only shrinks as play goes on, so the test made
+from the root holds at every later node.
+
+**The table, and budgets.** The key is the padded board itself: under gravity a settled
+board is fixed by which tiles remain (a run keeps its order for ever), and two different sets
+of remaining tiles that leave the same board are one position, so no key can merge more
+positions and still be exact. A board enters the table only when its frame is popped with
+every move tried (or when the test above refutes it); a budget running out raises from
+inside the frames, so an interrupted subtree is never recorded (``tests/test_gravity_pruning.py``
+checks every recorded board against brute force, with the budget stopping the search).
 
 **Move ordering, raced.** A good order finds a witness without backtracking; a bad one can be
 thousands of times slower (on boards built by forward play under gravity, trying first the
@@ -58,6 +73,7 @@ from typing import Callable
 
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.grid import Grid
+from llkgen.verifier.reach import Reach
 from llkgen.verifier.verdict import Budget, OutOfBudget
 
 Pair = tuple[int, int]
@@ -151,6 +167,10 @@ class _Line:
         key = array("h", grid.g).tobytes()
         if key in s.dead:
             return None
+        if s.reach is not None and s.reach.stranded(grid) is not None:
+            s.dead.add(key)
+            s.reach_prunes += 1
+            return None
         self.stack.append([grid.snapshot(), key, s.moves(grid, self.order), 0, played])
         return False
 
@@ -192,13 +212,17 @@ class MoveSearch:
     ``orderings`` (default: all of :data:`ORDERINGS`) are raced as described in the module
     docstring; ``dive`` is the first order's head start in nodes (default: half the tiles,
     plus 8); ``safe=False`` turns the clear-from-the-top rule off. The last two are for the
-    tests, which reach the race and the restarts on small boards with them."""
+    tests, which reach the race and the restarts on small boards with them. ``reach``, built
+    from this board and rules, refutes nodes whose types can no longer pair up (counted in
+    ``reach_prunes``)."""
 
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
                  prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
-                 safe: bool = True, dive: int | None = None):
+                 safe: bool = True, dive: int | None = None, reach: Reach | None = None):
         self.root = Grid(board, rules)
         self.safe = safe
+        self.reach = reach
+        self.reach_prunes = 0
         self.dead: set[bytes] = set()
         self.nodes = 0
         self.budget = budget

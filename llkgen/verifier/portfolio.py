@@ -17,7 +17,13 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 6. ``cpsat`` (no gravity, only boards :func:`llkgen.verifier.cpsat.cpsat_suits` accepts): when
    the pairing search is undecided after :data:`HANDOVER_NODES` nodes, the CP-SAT model of
    :mod:`llkgen.verifier.cpsat` gets the rest of the budget;
-7. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`.
+7. ``components`` (gravity): :mod:`llkgen.verifier.components` splits the board into
+   sub-games that can never interact; a type with an odd count in one proves the board
+   unsolvable, and each sub-game is searched on its own below;
+8. ``reach-pairing`` (gravity, walls): :mod:`llkgen.verifier.reach` proves a type's tiles can
+   never all pair up, wherever gravity takes them;
+9. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`, with the test of step 8 at
+   every node.
 
 ``engine="baseline"`` runs :mod:`llkgen.verifier.baseline` alone, ``engine="cpsat"`` the model of
 :mod:`llkgen.verifier.cpsat` alone.
@@ -36,11 +42,13 @@ from llkgen.game.grid import Grid
 from llkgen.game.path import Move
 from llkgen.game.referee import replay
 from llkgen.verifier.baseline import BaselineSearch
+from llkgen.verifier.components import Component, components
 from llkgen.verifier.cpsat import cpsat_suits
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.pairing import PairingSearch
 from llkgen.verifier.pairing_check import pairing_check
+from llkgen.verifier.reach import Reach
 from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget, Verdict
 
 __all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES"]
@@ -142,11 +150,70 @@ class _Run:
         if engine == "baseline":
             return self.search(BaselineSearch(board, rules, self.budget, start=self.start), "baseline-search")
         if rules.gravity != Gravity.NONE:
-            return self.search(MoveSearch(board, rules, self.budget, start=self.start, prefer=self.hint),
-                               "move-search")
+            return self.gravity()
         if engine == "cpsat":
             return self.cpsat()
         return self.lock_test() or self.flow_check() or self.search_then_cpsat() or self.pairing_search()
+
+    # -- stages (gravity) ---------------------------------------------------------------------
+    def gravity(self) -> Verdict:
+        """The sub-games of :func:`components`: a stranded type proves the board unsolvable;
+        else, if they are independent (a settled board), each is searched alone, fewest tiles
+        first. The board is solvable when every one
+        is (their witnesses, one after the other, clear it: no move changes another sub-game's
+        cells); unsolvable as soon as one is proved unsolvable; else unknown."""
+        split = components(self.board, self.rules)
+        parts = split.parts
+        odd = split.odd_type()
+        if odd is not None:
+            t, cells = odd
+            self.stats.update(stage="components", nodes=0, components=len(parts))
+            return self.unsolvable(
+                f"type {t} has {len(cells)} tiles in a part of the board that walls cut off "
+                "from the rest, an odd number: they can never all be paired (components)",
+                {"argument": "component-parity", "type": t, "tiles": [list(c) for c in cells]})
+        if len(parts) == 1 or not split.independent:
+            return self.sub_game(Component(self.board.tiles(), self.board), self.budget)
+        self.stats["components"] = len(parts)
+        order: Order = []
+        spent = 0
+        for part in sorted(parts, key=lambda part: len(part.tiles)):
+            budget = self.budget
+            if budget.nodes is not None:
+                budget = Budget(nodes=max(0, budget.nodes - spent), seconds=budget.seconds)
+            verdict = self.sub_game(part, budget, spent)
+            spent = int(self.stats.get("nodes", 0))
+            if verdict.status == UNSOLVABLE:
+                return self.unsolvable(
+                    f"the {len(part.tiles)} tiles of a part of the board that walls cut off from "
+                    f"the rest can never be cleared: {verdict.reason}",
+                    {**(verdict.proof or {}), "component": [list(c) for c in part.tiles]})
+            if verdict.status != SOLVABLE:
+                return verdict
+            order += [(m.a, m.b) for m in verdict.moves]
+        return self.decided(order, "move-search", spent)
+
+    def sub_game(self, part: Component, budget: Budget, spent: int = 0) -> Verdict:
+        """One sub-game (or the whole board): the partner test of :mod:`llkgen.verifier.reach`
+        at its root, then the move search with that test at every node. Its verdict is
+        about ``part.board``: solvable with a witness the referee replayed there."""
+        board, rules = part.board, self.rules
+        reach = None
+        if WALL in board.cells:  # without walls it can never fire (llkgen.verifier.reach)
+            reach = Reach(board, rules)
+            stranded = reach.stranded(Grid(board, rules))
+            if stranded is not None:
+                t, cells = stranded
+                self.stats.update(stage="reach-pairing", nodes=spent)
+                return self.unsolvable(
+                    f"the {len(cells)} tiles of type {t} can never all be paired: wherever gravity "
+                    "takes them, no pairing joins each with a tile it could ever link to (reach-pairing)",
+                    {"argument": "reach-pairing", "type": t, "tiles": [list(c) for c in cells]})
+        inside = set(part.tiles)
+        hint = [m for m in self.hint if tuple(m[0]) in inside and tuple(m[1]) in inside]
+        search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach)
+        sub = _Run(board, rules, budget, self.engine, hint, self.start, self.stats)
+        return sub.search(search, "move-search", spent)
 
     # -- stages (no gravity) ------------------------------------------------------------------
     def lock_test(self) -> Verdict | None:

@@ -1,0 +1,214 @@
+"""The proofs under gravity, each checked on its own against the brute-force oracle.
+
+* :mod:`llkgen.verifier.components`: the board is solvable exactly when every component is,
+  and a type with an odd count in a component is never solvable;
+* :mod:`llkgen.verifier.reach`: a type whose partner graph has no perfect matching is never
+  solvable, at the root and at positions reached in play (where the move search uses it);
+* the move search's table of dead boards holds only dead boards, even when a budget stops
+  the search half way;
+* ``verify`` with these rules agrees with brute force on crowded walled boards.
+
+Boards: seeded, every gravity direction (and ``none``, where both proofs also hold), walls on
+most of them, border on and off. Each rule must fire on a good share of the sample, so a rule
+that stopped firing would fail its test rather than pass it vacuously.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import pytest
+
+from llkgen.game.board import Board, Rules
+from llkgen.game.grid import PAD, Grid
+from llkgen.game.referee import replay
+from llkgen.verifier import Budget, verify
+from llkgen.verifier.components import components
+from llkgen.verifier.movesearch import MoveSearch
+from llkgen.verifier.reach import Reach
+from llkgen.verifier.verdict import OutOfBudget
+
+from oracle import brute_solve, linkable, oracle_gravity
+from strategies import grid_text, random_grid
+
+DIRECTIONS = ("down", "up", "left", "right")
+
+
+def _walled_cases(seed: int, n: int, gravities=DIRECTIONS, settle: float = 0.8, **kw):
+    """``n`` seeded (board, rules), walls on nine in ten boards that have room, a ``settle``
+    share of them settled under their gravity, border on a third of them."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        gravity = rng.choice(gravities)
+        grid = random_grid(rng, wall_prob=0.9, max_wall_fraction=0.4, **kw)
+        if gravity != "none" and rng.random() < settle:
+            grid = oracle_gravity(grid, gravity)
+        board = Board.from_grid(grid)
+        if board.tile_count:
+            out.append((board, Rules(border=rng.random() < 0.33, gravity=gravity)))
+    return out
+
+
+def _truth(board: Board, rules: Rules) -> bool:
+    return brute_solve(board.grid(), rules.border, rules.gravity)
+
+
+def test_components_partition_the_tiles_and_decide_like_brute_force():
+    splits = odd = 0
+    for board, rules in _walled_cases(20261201, 8000, gravities=(*DIRECTIONS, "none"), max_rows=5,
+                                      max_cols=6, max_tiles=14, min_fill=0.8):
+        split = components(board, rules)
+        parts = split.parts
+        assert sorted(c for part in parts for c in part.tiles) == board.tiles()
+        assert split.independent == (rules.gravity == "none" or oracle_gravity(board.grid(), rules.gravity)
+                                     == board.grid())
+        truth = _truth(board, rules)
+        if split.odd_type() is not None:
+            odd += 1
+            assert not truth, f"odd count claimed in a solvable board\n{board}\n{rules}"
+            continue
+        if len(parts) > 1 and split.independent:
+            splits += 1
+            for part in parts:
+                assert part.board.tile_count == len(part.tiles)
+            assert all(_truth(part.board, rules) for part in parts) == truth, f"{board}\n{rules}"
+    assert splits > 100 and odd > 1000, (splits, odd)
+
+
+def _positions(board: Board, rules: Rules, rng: random.Random):
+    """The root and up to four positions after random legal moves, as boards."""
+    out = [board]
+    for _ in range(4):
+        grid = Grid(out[-1], rules)
+        moves = [(p, q) for tiles in grid.by_type().values() for i, p in enumerate(tiles)
+                 for q in tiles[i + 1:] if grid.link(p, q)]
+        if not moves:
+            break
+        grid.remove(*rng.choice(moves))
+        out.append(grid.to_board())
+    return out
+
+
+@pytest.mark.parametrize("gravity", [*DIRECTIONS, "none"])
+def test_reach_pairing_never_strands_a_solvable_position(gravity):
+    """The test is built once from the root and asked about later positions, as the move
+    search does: a position it calls stranded must be unsolvable."""
+    rng = random.Random(7)
+    fired = checked = 0
+    for board, rules in _walled_cases(20261202 + len(gravity), 700, gravities=(gravity,), max_rows=5,
+                                      max_cols=6, max_tiles=14, min_fill=0.8):
+        reach = Reach(board, rules)
+        for position in _positions(board, rules, rng):
+            checked += 1
+            if reach.stranded(Grid(position, rules)) is not None:
+                fired += 1
+                assert not _truth(position, rules), (
+                    f"reach-pairing stranded a solvable position\n{grid_text(position.grid())}\n{rules}\n"
+                    f"root\n{board}")
+    assert fired > 100, (fired, checked)
+
+
+def _board_of_key(key: bytes, board: Board) -> Board:
+    g = array("h")
+    g.frombytes(key)
+    w = board.cols + 2 * PAD
+    return Board(board.rows, board.cols, tuple(g[(r + PAD) * w + c + PAD] for r in range(board.rows)
+                                              for c in range(board.cols)))
+
+
+@pytest.mark.parametrize("with_reach", [True, False])
+@pytest.mark.parametrize("nodes", [3, 10])
+def test_dead_table_holds_only_dead_boards_when_the_budget_stops_the_search(nodes, with_reach):
+    """Every board the move search records as dead, with or without the partner test, must
+    be unsolvable, also when the node budget interrupts it (an interrupted subtree is never
+    recorded)."""
+    recorded = interrupted = 0
+    for board, rules in _walled_cases(20261203 + nodes, 500, max_rows=6, max_cols=6, max_tiles=20,
+                                      min_fill=0.9):
+        reach = Reach(board, rules) if with_reach else None
+        search = MoveSearch(board, rules, Budget(nodes=nodes), reach=reach)
+        try:
+            search.search()
+        except OutOfBudget:
+            interrupted += 1
+        for key in search.dead:
+            recorded += 1
+            position = _board_of_key(key, board)
+            assert not _truth(position, rules), f"recorded dead but solvable\n{position}\n{rules}\nroot\n{board}"
+    assert interrupted > 10 and recorded > 100, (interrupted, recorded)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_verify_with_the_gravity_proofs_matches_brute_force(seed):
+    """The routed chain (components, reach-pairing, move search with the partner test at each
+    node, sub-games searched one by one) on crowded walled boards of up to 16 tiles."""
+    stages: dict[str, int] = {}
+    for board, rules in _walled_cases(20261210 + seed, 400, max_rows=5, max_cols=7, max_tiles=16,
+                                      min_fill=0.9):
+        truth = _truth(board, rules)
+        verdict = verify(board, rules, Budget(nodes=200_000))
+        stage = verdict.stats["stage"]
+        stages[stage] = stages.get(stage, 0) + 1
+        assert verdict.status == ("solvable" if truth else "unsolvable"), (
+            f"{verdict.status} ({stage}) but brute force says {truth}\n{board}\n{rules}")
+        if truth:
+            order = [(m.a, m.b) for m in verdict.moves]
+            result = replay(board, rules, order)
+            assert result.ok and result.cleared
+    assert stages.get("components", 0) > 20 and stages.get("reach-pairing", 0) > 3, stages
+
+
+def test_a_split_board_is_solved_part_by_part():
+    """Two halves cut apart by a wall column, border off: each half clears on its own, so
+    the board does, and the witness (one half's moves, then the other's) replays."""
+    board = Board.from_text("""
+        1 1 # 3 3
+        2 2 # 4 4
+        1 2 # 3 4
+        2 1 # 4 3
+    """)
+    rules = Rules(border=False, gravity="down")
+    split = components(board, rules)
+    assert split.independent and [len(p.tiles) for p in split.parts] == [8, 8]
+    verdict = verify(board, rules, Budget(nodes=10_000))
+    assert verdict.status == "solvable" and verdict.stats["components"] == 2
+    assert _truth(board, rules)
+
+
+def test_an_odd_part_is_unsolvable_without_search():
+    board = Board.from_text("""
+        1 # 1 1
+        # . 1 2
+        2 . . .
+    """)
+    rules = Rules(border=False, gravity="left")
+    verdict = verify(board, rules, Budget(nodes=10_000))
+    assert verdict.status == "unsolvable" and verdict.stats["stage"] == "components"
+    assert verdict.proof["argument"] == "component-parity" and verdict.proof["tiles"] == [[0, 0]]
+    assert not _truth(board, rules)
+
+
+def test_open_board_links_are_the_oracles():
+    """Without gravity a span is one cell, so ``reach`` is the open board's link relation
+    itself: checked against the oracle's path enumerator, every pair of cells, both ways."""
+    rng = random.Random(20261204)
+    checked = linked = 0
+    for _ in range(150):
+        grid = random_grid(rng, max_rows=5, max_cols=6, wall_prob=1.0, max_wall_fraction=0.4)
+        board, border = Board.from_grid(grid), rng.random() < 0.5
+        rules = Rules(border=border, gravity="none")
+        reach = Reach(board, rules)
+        open_grid = [[-1 if v == -1 else 0 for v in row] for row in grid]
+        w = board.cols + 2 * PAD
+        cells = [(r, c) for r in range(board.rows) for c in range(board.cols) if grid[r][c] != -1]
+        for x in cells:
+            for y in cells:
+                if x != y:
+                    px, py = (x[0] + PAD) * w + x[1] + PAD, (y[0] + PAD) * w + y[1] + PAD
+                    got = bool(reach.reach[px] >> py & 1)
+                    assert got == linkable(open_grid, x, y, border), (grid_text(grid), border, x, y)
+                    checked += 1
+                    linked += got
+    assert checked > 10_000 and 0 < linked < checked, (checked, linked)
