@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llkgen.errors import LlkgenError
 from llkgen.formats.level import Pack
 from llkgen.game.board import Board, Rules
 from llkgen.verifier.verdict import Budget, Verdict
+
+if TYPE_CHECKING:  # annotations only: the advice module loads on first use
+    from llkgen.analysis.advice import Hint, MoveLabel, Reshuffled
 
 __all__ = ["verify", "generate", "hint", "classify_moves", "reshuffle", "check_inputs"]
 
@@ -147,7 +150,7 @@ def generate(spec: Any, *, count: int | None = None, seed: int | None = None, jo
     return build_pack(loaded, generate_pack(loaded, jobs=jobs))
 
 
-def classify_moves(board: Any, rules: Any = None, budget: Any = None) -> list:
+def classify_moves(board: Any, rules: Any = None, budget: Any = None) -> list[MoveLabel]:
     """:func:`llkgen.analysis.advice.classify_moves` with its arguments checked as in
     :func:`verify`; ``budget`` defaults to :data:`~llkgen.analysis.advice.ADVICE_BUDGET`, its
     ``nodes`` bound each verification and its ``seconds`` (0 allowed) the whole call. Every pair
@@ -159,17 +162,20 @@ def classify_moves(board: Any, rules: Any = None, budget: Any = None) -> list:
     return advice.classify_moves(board, rules, budget)
 
 
-def hint(board: Any, rules: Any = None, budget: Any = None) -> Any:
-    """:func:`llkgen.analysis.advice.hint` with its arguments checked as in :func:`verify`: a move
-    after which the board can still be cleared (with a replayed witness), ``dead`` with a proof,
-    ``undecided`` (``budget.seconds``, 0 allowed, bounds the whole call) or ``cleared``."""
+def hint(board: Any, rules: Any = None, budget: Any = None) -> Hint:
+    """:func:`llkgen.analysis.advice.hint` with its arguments checked as in :func:`verify`: a
+    :class:`~llkgen.analysis.advice.Hint` whose ``verdict`` is ``solvable`` with a move after
+    which the board can still be cleared (and a replayed witness; no move when no tile is left),
+    ``unsolvable`` with a proof, or ``unknown`` (``budget.seconds``, 0 allowed, bounds the whole
+    call). ``llkgen.formats.outputs.hint_json`` prints it as ``llkgen hint --json`` does."""
     from llkgen.analysis import advice
 
     board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)
     return advice.hint(board, rules, budget)
 
 
-def reshuffle(board: Any, rules: Any = None, seed: int = 0, budget: Any = None, attempts: int | None = None) -> Any:
+def reshuffle(board: Any, rules: Any = None, seed: int = 0, budget: Any = None,
+              attempts: int | None = None) -> Reshuffled:
     """:func:`llkgen.analysis.advice.reshuffle` with its arguments checked: the board's tiles
     rearranged into a certified board, or :class:`~llkgen.analysis.advice.ReshuffleError`
     (exit code 3 when no arrangement can be cleared, 4 when none was found in ``attempts``, or

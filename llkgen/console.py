@@ -29,7 +29,7 @@ from llkgen.errors import (
     UsageError,
 )
 from llkgen.formats.level import read_json
-from llkgen.formats.outputs import HINT_VERDICTS, move_labels_json
+from llkgen.formats.outputs import move_labels_json
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 
@@ -125,7 +125,7 @@ def hint_lines(board, found) -> list[str]:
     reason and the tiles its proof names (as ``llkgen solve`` words it)."""
     if found.move is not None:
         return [f"hint: {move_text(board, found.move)}", found.reason]
-    return [f"{HINT_VERDICTS[found.status]}: {found.reason}", *proof_lines(found.proof)]
+    return [f"{found.verdict}: {found.reason}", *proof_lines(found.proof)]
 
 
 def verdict_lines(verdict) -> list[str]:

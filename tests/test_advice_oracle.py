@@ -88,20 +88,20 @@ def test_hint_matches_brute_force():
         where = f"\n{grid_text(grid)}\nborder={border} gravity={gravity}"
         h = hint(Board.from_grid(grid), _rules(border, gravity), GENEROUS)
         if O.is_cleared(grid):
-            assert h.status == "cleared", where
+            assert (h.verdict, h.status, h.move, h.witness, h.exit_code) == ("solvable", "cleared", None, [], 0), where
             continue
         solvable = O.brute_solve(grid, border, gravity)
-        decided[h.status] += 1
+        decided[h.verdict] += 1
         if not solvable:
-            assert h.status == "dead" and h.move is None and h.proof, where
+            assert (h.verdict, h.status, h.move, h.exit_code) == ("unsolvable", "dead", None, 3) and h.proof, where
             continue
-        assert h.status == "move", where
+        assert (h.verdict, h.status, h.exit_code) == ("solvable", "move", 0), where
         a, b = h.move.a, h.move.b
         assert O.is_legal(grid, a, b, border), where
         after = O.apply_move(grid, a, b, gravity)
         ok, final, _ = O.oracle_replay(after, border, gravity, [(m.a, m.b) for m in h.witness])
         assert ok and O.is_cleared(final), where
-    assert decided["move"] > 100 and decided["dead"] > 100, decided
+    assert decided["solvable"] > 100 and decided["unsolvable"] > 100, decided
 
 
 def _occupancy(grid) -> list[list[int]]:

@@ -200,7 +200,7 @@ def test_explain_locked_stops_at_its_deadline():
     assert len(done) < len({board[c] for c in locked})
     # what it did finish is exact: every locked tile of an explained type is there
     for t in report["types"]:
-        assert {tuple(p["a"]) for p in t["pairs"]} == {c for c in locked if board[c] == t["type"]}
+        assert {tuple(p["pair"][0]) for p in t["pairs"]} == {c for c in locked if board[c] == t["type"]}
 
 
 def test_explain_locked_complete_when_in_time():

@@ -17,6 +17,8 @@ import pytest
 
 import llkgen
 from llkgen.formats.level import level_from_json
+from llkgen.formats.load import load_level_ref
+from llkgen.formats.outputs import HINT_VERDICTS, drawn_json, hint_json, label_json, reshuffled_level
 from llkgen.game.referee import replay
 
 from cli_runner import run_cli_in_process
@@ -265,6 +267,35 @@ def test_reshuffle_out_of_nodes_exits_4(llkgen_cli):
 def test_reshuffle_needs_a_seed(llkgen_cli):
     code, _, err = llkgen_cli("reshuffle", "dead.json")
     assert code == 2 and "--seed" in err
+
+
+# -- the library's values, printed -------------------------------------------------------------
+@pytest.mark.parametrize("ref, nodes, status", [
+    ("mixed.json", 20000, "move"), ("dead.json", 20000, "dead"), ("cleared.json", 20000, "cleared"),
+    ("easy.json#easy-1", 1, "undecided")])
+def test_a_library_hint_prints_as_the_command_prints_it(llkgen_cli, files, ref, nodes, status):
+    code, out, _ = llkgen_cli("hint", ref, "--nodes", str(nodes), "--json")
+    lv = load_level_ref(str(files / ref))
+    found = llkgen.hint(lv.board, lv.rules, llkgen.Budget(nodes=nodes))
+    assert hint_json(found, llkgen.Budget(nodes=nodes)) == json.loads(out)
+    # the hint carries the verifier's verdict; its status word, and the exit code, follow from it
+    assert (found.status, found.verdict, found.exit_code) == (status, json.loads(out)["verdict"], code)
+    assert HINT_VERDICTS[found.status] == found.verdict
+
+
+@pytest.mark.parametrize("name", ["mixed.json", "doomed.json", "dead.json"])
+def test_library_labels_print_as_the_command_prints_them(llkgen_cli, name):
+    _, out, _ = llkgen_cli("moves", name, "--classify", "--json")
+    labels = llkgen.classify_moves(*_board(name))
+    assert [label_json(x) for x in labels] == json.loads(out)["moves"]
+    assert [drawn_json(x.move) for x in labels] == json.loads(llkgen_cli("moves", name, "--json")[1])["moves"]
+
+
+def test_a_library_reshuffle_prints_as_the_command_prints_it(llkgen_cli, files):
+    _, out, _ = llkgen_cli("reshuffle", "easy.json#easy-1", "--seed", "5", "--json")
+    lv = load_level_ref(str(files / "easy.json#easy-1"))
+    done = llkgen.reshuffle(lv.board, lv.rules, seed=5)
+    assert reshuffled_level(done, lv.rules, lv.id) == json.loads(out)["level"]
 
 
 # -- --budget -----------------------------------------------------------------------------------

@@ -307,8 +307,8 @@ def test_explain_locked():
     report = explain_locked(board, Rules(border=False), [(0, 0), (0, 2)])
     assert report["applicable"] and report["proof"] is None
     assert report["types"] == [{"type": 1, "blockers": [[0, 1], [1, 1]], "pairs": [
-        {"a": [0, 0], "b": [0, 2], "bottleneck": [[0, 1], [1, 1]]},
-        {"a": [0, 2], "b": [0, 0], "bottleneck": [[0, 1], [1, 1]]}]}]
+        {"pair": [[0, 0], [0, 2]], "bottleneck": [[0, 1], [1, 1]]},
+        {"pair": [[0, 2], [0, 0]], "bottleneck": [[0, 1], [1, 1]]}]}]
     json.dumps(report)
     stuck = explain_locked(Board.from_text("1 2\n2 1"), Rules(border=False), [(0, 0)])
     assert stuck["proof"]["kind"] == "odd-component"

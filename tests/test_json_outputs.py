@@ -250,6 +250,20 @@ def test_one_verdict_field_and_value_set(outputs):
         assert _case(outputs, name)["proof"] == {"budget": "nodes"}
 
 
+def test_a_proofs_bottlenecks_pair_tiles_as_a_move(outputs, work):
+    proof = _case(outputs, "solve-unsolvable")["proof"]
+    board = llkgen.load_level(work / "dead.json").board
+    locked = {tuple(c) for c in proof["locked"]}
+    assert [t["type"] for t in proof["bottlenecks"]] == [1, 2]
+    for t in proof["bottlenecks"]:
+        assert {tuple(p["pair"][0]) for p in t["pairs"]} == {c for c in locked if board[c] == t["type"]}
+        for p in t["pairs"]:
+            assert set(p) == {"pair", "bottleneck"} and board[tuple(p["pair"][1])] == t["type"]
+            # without the ring, each pair of a type is cut off by the two tiles of the other
+            others = sorted(list(c) for c in locked if board[c] != t["type"])
+            assert p["bottleneck"] == t["blockers"] == others
+
+
 def test_verify_reports_the_replay_as_a_boolean_and_the_check_apart(outputs):
     ok = _case(outputs, "verify")
     by_label = {lv["label"]: lv for lv in ok["levels"]}

@@ -231,7 +231,8 @@ def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
         else:
             tf.extractall(tmp_path)
     [top] = tmp_path.iterdir()
-    for name in ("tests/conftest.py", "tests/oracle.py", "tests/data/demo.json", "configs/easy.yaml", "LICENSE"):
+    for name in ("tests/conftest.py", "tests/oracle.py", "tests/data/demo.json", "configs/easy.yaml", "LICENSE",
+                 "CHANGELOG.md"):
         assert (top / name).is_file(), name
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from llkgen.formats.load import load_pack
+from llkgen.formats.outputs import drawn_json, solution_json
 from llkgen.game.board import Board, Rules
 from llkgen.game.path import Move, find_path, length, removable_pairs, turns
 
@@ -254,9 +255,11 @@ def test_find_path_rejects_cells_off_the_board(cell):
         find_path(board, (0, 0), cell, ON)
 
 
-def test_move_to_json():
+def test_a_move_prints_as_a_move_with_its_path_beside_it():
     m = Move((0, 0), (0, 2), [(0, 0), (-1, 0), (-1, 2), (0, 2)])
-    assert m.to_json() == {"a": [0, 0], "b": [0, 2], "path": [[0, 0], [-1, 0], [-1, 2], [0, 2]]}
+    assert drawn_json(m) == {"move": [[0, 0], [0, 2]], "path": [[0, 0], [-1, 0], [-1, 2], [0, 2]]}
+    # the move alone is a move of a level file's solution
+    assert solution_json([m, Move((1, 0), (1, 1), [(1, 0), (1, 1)])]) == [[[0, 0], [0, 2]], [[1, 0], [1, 1]]]
 
 
 # -- perft fixtures ----------------------------------------------------------------------------------

@@ -268,6 +268,17 @@ def test_the_old_shapes_are_refused():
     assert not plain("hint").is_valid(hint | {"status": "dead"})
     assert not plain("hint").is_valid(hint | {"proof": None})  # unsolvable comes with its proof
     assert not plain("hint").is_valid(hint | {"verdict": "solvable", "proof": None, "witness": None})
+    # solve's proof: what blocks a locked tile named the pair as "a" and "b".
+    pairs = {"type": 1, "blockers": [[0, 1], [1, 0]],
+             "pairs": [{"pair": [[0, 0], [1, 1]], "bottleneck": [[0, 1], [1, 0]]},
+                       {"pair": [[1, 1], [0, 0]], "bottleneck": None}]}
+    dead = {"format": "llkgen.solve/1", "verdict": "unsolvable", "reason": "r", "solution": None, "paths": None,
+            "proof": {"argument": "lock-test", "locked": [[0, 0], [1, 1]], "bottlenecks": [pairs]},
+            "stats": {"nodes": 0}, "budget": {"nodes": 1, "seconds": None}}
+    assert plain("solve").is_valid(dead)
+    old_pair = {"a": [0, 0], "b": [1, 1], "bottleneck": [[0, 1], [1, 0]]}
+    for bad in ({**pairs, "pairs": [old_pair]}, {**pairs, "pairs": [{"pair": [[0, 0]], "bottleneck": []}]}):
+        assert not plain("solve").is_valid(dead | {"proof": dead["proof"] | {"bottlenecks": [bad]}}), bad
     # replay/1 counted the moves given as "moves".
     replay = {"format": "llkgen.replay/2", "ok": True, "cleared": True, "given": 3, "applied": 3, "tiles_left": 0,
               "error_index": None, "reason": None, "error": None}

@@ -27,9 +27,9 @@ at most ``(moves + 1) x budget.nodes`` search nodes, and node budgets keep it de
 ``budget.seconds`` (or a ``deadline``) is a wall-clock limit for the *whole* call of
 :func:`classify_moves`, :func:`hint` or :func:`reshuffle`: the deadline is checked between
 verifications, each verification gets only the time left (so it stops at the deadline too), and
-whatever it leaves undecided is ``unknown`` (``undecided`` for a hint; for a reshuffle, a
-:class:`ReshuffleError` with exit code 4), its proof ``{"budget": "seconds"}``. No time at all
-(``seconds=0``) decides nothing that needs a search. A clock makes the answer machine-dependent.
+whatever it leaves undecided is ``unknown`` (for a reshuffle, a :class:`ReshuffleError` with
+exit code 4), its proof ``{"budget": "seconds"}``. No time at all (``seconds=0``) decides
+nothing that needs a search. A clock makes the answer machine-dependent.
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, LlkgenError
+from llkgen.errors import LlkgenError
 from llkgen.game.board import EMPTY, Board, Cell, Gravity, Rules
 from llkgen.game.construct import play_forward
 from llkgen.game.gravity import apply_gravity
 from llkgen.game.path import Move, removable_pairs
 from llkgen.game.referee import Table, play, replay
 from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, Verdict, WitnessRejected, verify
-from llkgen.verifier.verdict import ADVICE_NODES, OutOfBudget
+from llkgen.verifier.verdict import ADVICE_NODES, UNKNOWN, OutOfBudget, Status
 
 __all__ = ["SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
            "classify_moves", "hint", "reshuffle", "ADVICE_BUDGET"]
@@ -76,10 +76,8 @@ class ReshuffleError(LlkgenError):
 
 
 # -- values -----------------------------------------------------------------------------------
-def _order_json(moves: list[Move]) -> list:
-    return [[list(m.a), list(m.b)] for m in moves]
-
-
+# The values hold moves and boards; llkgen.formats.outputs turns them into the JSON the commands
+# print (label_json, hint_json, reshuffled_level), one vocabulary for the library and the CLI.
 @dataclass(frozen=True)
 class MoveLabel:
     """One removable pair and what playing it does: ``label`` is :data:`SAFE` (``witness``
@@ -92,35 +90,33 @@ class MoveLabel:
     proof: dict | None
     reason: str
 
-    def to_json(self) -> dict:
-        out = {**self.move.to_json(), "label": self.label, "reason": self.reason}
-        if self.label == SAFE:
-            out["witness"] = _order_json(self.witness)
-        if self.proof is not None:
-            out["proof"] = self.proof
-        return out
-
 
 @dataclass(frozen=True)
 class Hint:
-    """What :func:`hint` found. ``status`` is ``move`` (``move`` is safe: ``witness`` clears the
-    board after it, replayed), ``dead`` (``proof`` shows the board can never be cleared),
-    ``undecided`` (``proof`` names the budget that ran out) or ``cleared`` (no tile left)."""
+    """What :func:`hint` found, a verdict on the board with its evidence, as a
+    :class:`~llkgen.verifier.Verdict` has: ``verdict`` is ``solvable`` (``move`` can be played
+    safely, and ``witness`` clears the board after it, replayed; with no tile left, ``move`` is
+    ``None`` and ``witness`` empty), ``unsolvable`` (``proof`` shows the board can never be
+    cleared) or ``unknown`` (``proof`` names the budget that ran out)."""
 
-    status: str
+    verdict: Status
     move: Move | None
     witness: list[Move]
     proof: dict | None
     reason: str
 
     @property
-    def exit_code(self) -> int:
-        """``llkgen hint``'s exit code: 0 for a move or a cleared board, 3 dead, 4 undecided."""
-        return {"move": EXIT_OK, "cleared": EXIT_OK, "dead": EXIT_UNSOLVABLE}.get(self.status, EXIT_UNKNOWN)
+    def status(self) -> str:
+        """The outcome in a word: ``move``, ``cleared`` (solvable with no tile left), ``dead``
+        (unsolvable) or ``undecided`` (unknown)."""
+        if self.verdict == SOLVABLE:
+            return "cleared" if self.move is None else "move"
+        return "dead" if self.verdict == UNSOLVABLE else "undecided"
 
-    def to_json(self) -> dict:
-        return {"status": self.status, "move": None if self.move is None else self.move.to_json(),
-                "witness": _order_json(self.witness), "proof": self.proof, "reason": self.reason}
+    @property
+    def exit_code(self) -> int:
+        """``llkgen hint``'s exit code, the verdict's: 0 solvable, 3 unsolvable, 4 unknown."""
+        return self.verdict.exit_code
 
 
 @dataclass(frozen=True)
@@ -132,10 +128,6 @@ class Reshuffled:
     witness: list[Move]
     attempts: int
     seed: int
-
-    def to_json(self) -> dict:
-        return {"grid": self.board.grid(), "seed": self.seed, "attempts": self.attempts,
-                "solution": _order_json(self.witness)}
 
 
 # -- the clock --------------------------------------------------------------------------------
@@ -439,7 +431,8 @@ def _length(m: Move) -> int:
 
 def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline: float | None = None) -> Hint:
     """A move after which ``board`` can still be cleared, with the replayed witness for the
-    board after it; or ``dead`` with the proof that nothing can clear it; or ``undecided``.
+    board after it (verdict ``solvable``); or ``unsolvable`` with the proof that nothing can
+    clear it; or ``unknown``. A board with no tile left is ``solvable`` with no move.
 
     The move comes from one verification, within ``budget`` and before ``deadline`` (a
     ``time.perf_counter()`` value), whichever is earlier. Without gravity every pair of the
@@ -448,13 +441,13 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline
     witness's first move. Arguments are trusted: programs call :func:`llkgen.api.hint`, which
     checks them."""
     if board.is_cleared():
-        return Hint("cleared", None, [], None, "the board has no tiles")
+        return Hint(SOLVABLE, None, [], None, "the board has no tiles")
     deadline = whole_call_deadline(budget, deadline)
     v = verify(board, rules, _within(Budget(nodes=budget.nodes), deadline))
     if v.status == UNSOLVABLE:
-        return Hint("dead", None, [], v.proof, f"no move can clear the board: {v.reason}")
+        return Hint(UNSOLVABLE, None, [], v.proof, f"no move can clear the board: {v.reason}")
     if v.status != SOLVABLE:
-        return Hint("undecided", None, [], v.proof, v.reason)
+        return Hint(UNKNOWN, None, [], v.proof, v.reason)
     order = _pairs(v.moves)
     now = {(m.a, m.b): m for m in removable_pairs(board, rules)}
     spots = range(len(order)) if rules.gravity == Gravity.NONE else range(1)
@@ -462,7 +455,7 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline
              if ((a, b) if a < b else (b, a)) in now]
     k, move = min(ready, key=lambda km: (_turns(km[1]), _length(km[1]), km[0]))
     witness = _replayed(play(board, rules, move.a, move.b), rules, order[:k] + order[k + 1:])
-    return Hint("move", move, witness, None,
+    return Hint(SOLVABLE, move, witness, None,
                 f"after this move the board can still be cleared ({len(witness)} more moves)")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from llkgen.formats.outputs import cells_json, move_json
 from llkgen.game.board import EMPTY, WALL, Board, Cell, Gravity, Rules
 from llkgen.verifier.maxflow import INF, FlowNetwork
 from llkgen.verifier.pairing_check import PairingAnalysis
@@ -88,8 +89,10 @@ def explain_locked(board: Board, rules: Rules, locked_cells, *,
     """For a designer: what keeps each locked tile from linking, as JSON-ready data.
 
     For every locked tile, the partner of its type with the smallest ``bottleneck`` (ties:
-    row-major) and that cut; per type, the union of those cuts as ``blockers``.  A cut is
-    ``[]`` when the pair is already joined by free cells and ``null`` when walls separate it.
+    row-major) and that cut, as ``{"pair": [locked, partner], "bottleneck": [cell, ...]}`` (the
+    pair shaped as a move, :mod:`llkgen.formats.outputs`); per type, the union of those cuts as
+    ``blockers``: ``{"type", "blockers", "pairs"}``.  A cut is ``[]`` when the pair is already
+    joined by free cells and ``null`` when walls separate it.
     ``proof`` is ``pairing_check``'s proof, if any.  Under gravity nothing is computed and
     ``applicable`` is false.  Raises ``ValueError`` if a locked cell is not a tile.
 
@@ -130,9 +133,8 @@ def explain_locked(board: Board, rules: Rules, locked_cells, *,
                     options.append((grid.bottleneck(a, b), b))
             cut, b = min(options, key=lambda o: (o[0] is None, len(o[0] or ()), o[0] or (), o[1]))
             blockers.update(cut or ())
-            pairs.append({"a": list(a), "b": list(b),
-                          "bottleneck": None if cut is None else [list(c) for c in cut]})
-        out.append({"type": kind, "blockers": [list(c) for c in sorted(blockers)], "pairs": pairs})
+            pairs.append({"pair": move_json(a, b), "bottleneck": None if cut is None else cells_json(cut)})
+        out.append({"type": kind, "blockers": cells_json(sorted(blockers)), "pairs": pairs})
     try:
         pairing = PairingAnalysis(board, rules, deadline)
         pairing.derive()

@@ -10,7 +10,8 @@ thing          name                  shape
 =============  ====================  ============================================================
 cell           (in a move, a list)   ``[row, col]``, 0-based; in text lines too: ``[0, 4]``
 point          (in a path)           ``[row, col]``; ``-1``, ``rows`` and ``cols`` are the ring
-move           ``move``              ``[[r1, c1], [r2, c2]]``: the two tiles removed together
+move           ``move``              ``[[r1, c1], [r2, c2]]``: the two tiles removed together;
+                                     ``pair`` in ``bottlenecks``: a locked tile and its partner
 path           ``path``              ``[point, ...]``: the corners of the line drawn for a move,
                                      from its first tile to its second
 solution       ``solution``          ``[move, ...]``: a removal order that clears the board;
@@ -23,7 +24,8 @@ check          ``check``             ``verify``'s outcome of a check, beside the
                                      (:class:`~llkgen.jobs.check_report.CheckStatus`)
 proof          ``proof``             an object: ``argument`` names the sound argument of an
                                      unsolvable verdict; ``{"budget": "nodes"|"seconds"}`` names
-                                     what ran out for an unknown one
+                                     what ran out for an unknown one; ``bottlenecks`` (``solve``)
+                                     what blocks each locked tile (:mod:`~llkgen.analysis.explain`)
 budget         ``budget``            ``{"nodes": N|null, "seconds": S|null}``: the limits a
                                      verification ran under (null: none)
 reason         ``reason``            a sentence for a person, never parsed
@@ -56,8 +58,9 @@ REPLAY_FORMAT = "llkgen.replay/2"
 SOLVE_FORMAT = "llkgen.solve/1"
 MERGE_REPORT_FORMAT = "llkgen.merge-report/1"
 
-#: What each of :func:`llkgen.analysis.advice.hint`'s outcomes says of the board: a move
-#: after which it can be cleared, or no tile left, is solvable.
+#: The verdict each word of :attr:`llkgen.analysis.advice.Hint.status` stands for (the hint
+#: carries it as ``verdict``): a move after which the board can be cleared, or no tile left,
+#: is solvable.
 HINT_VERDICTS = {"move": SOLVABLE, "cleared": SOLVABLE, "dead": UNSOLVABLE, "undecided": UNKNOWN}
 
 Cell = Sequence[int]
@@ -71,8 +74,13 @@ def move_json(a: Cell, b: Cell) -> list[list[int]]:
     return [cell_json(a), cell_json(b)]
 
 
+def cells_json(cells: Iterable[Cell]) -> list[list[int]]:
+    """Cells, as a proof's ``locked`` tiles or a ``bottleneck``: ``[[r, c], ...]``."""
+    return [cell_json(c) for c in cells]
+
+
 def path_json(path: Iterable[Cell]) -> list[list[int]]:
-    return [cell_json(p) for p in path]
+    return cells_json(path)
 
 
 def solution_json(moves: Iterable[Move]) -> list[list[list[int]]]:
@@ -117,8 +125,7 @@ def hint_json(found: Hint, budget: Budget) -> dict[str, Any]:
     """``llkgen hint --json``: the verdict on the board and, when solvable with tiles left, a
     ``move``, its ``path`` and the ``witness`` that clears the board after it (all null
     otherwise; an empty board is solvable with no move and an empty witness)."""
-    verdict = HINT_VERDICTS[found.status]
-    move = found.move
+    verdict, move = found.verdict, found.move
     return {"format": HINT_FORMAT, "verdict": verdict,
             "move": None if move is None else move_json(move.a, move.b),
             "path": None if move is None else path_json(move.path),

@@ -27,14 +27,13 @@ from llkgen.game.grid import Grid, from_padded, padded, to_padded
 
 
 class Move(NamedTuple):
-    """A removable pair and the path drawn between its tiles (corner points, both ends)."""
+    """A removable pair and the path drawn between its tiles (corner points, both ends). As
+    JSON (:func:`llkgen.formats.outputs.drawn_json`) it is the move ``[[r1, c1], [r2, c2]]``
+    with its ``path`` beside it."""
 
     a: Cell
     b: Cell
     path: list[Cell]
-
-    def to_json(self) -> dict:
-        return {"a": list(self.a), "b": list(self.b), "path": [list(p) for p in self.path]}
 
 
 def _reach(g: Sequence[int], w: int, p: int) -> tuple[int, int, int, int]:
