@@ -41,6 +41,9 @@ from specs import tiny_spec
 
 distributed = pytest.importorskip("distributed")
 
+#: Real processes, killed on purpose, about 40 s in all: .ci/run runs them with -m slow.
+pytestmark = pytest.mark.slow
+
 #: A pack of 12 levels of about 0.15 s each: a few seconds of work for a 2-core machine. A
 #: level takes about 20 ms to search again, so verify reads the pack in :data:`COPIES` files.
 COUNT = 12

@@ -34,6 +34,8 @@ GOOD = {**LEVEL, "solution": [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3
 BAD = {**LEVEL, "solution": [[[0, 0], [1, 3]], [[0, 1], [0, 3]], [[2, 0], [2, 3]]]}
 
 pytestmark = [
+    # Each test builds a hook environment (about 15 s): .ci/run runs them with -m slow.
+    pytest.mark.slow,
     pytest.mark.skipif(shutil.which("git") is None, reason="needs git"),
     pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
                        reason="needs pre-commit (pip install -e '.[test]')"),
