@@ -41,8 +41,8 @@ import math
 import time
 from dataclasses import dataclass
 
-from llkgen.analysis.ladder import BATCH, MODELS, RELIABLY, TIERS
 from llkgen.analysis.estimate import Estimate
+from llkgen.analysis.ladder import BATCH, MODELS, RELIABLY, TIERS
 from llkgen.analysis.players import play, run_rng, tier
 from llkgen.game.board import Board, Rules
 from llkgen.game.playout import Playout
