@@ -40,6 +40,7 @@ from llkgen.console import (
     SCHEDULER_HELP,
     SCHEMA_NAME_HELP,
     SHARD_HELP,
+    SOLVE_NODES_HELP,
     VERIFY_BUDGET_HELP,
     VERIFY_NODES_HELP,
     VERIFY_PATHS_HELP,
@@ -302,7 +303,7 @@ def solve(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("solve")),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
-    nodes: int = typer.Option(DEFAULT_NODES, "--nodes", min=1, help=NODES_HELP),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=SOLVE_NODES_HELP),
     engine: Engine = typer.Option(Engine.auto, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Decide whether a level can be cleared.
@@ -316,7 +317,7 @@ def solve(
     from llkgen.verifier import verify
 
     lv = load_level_ref(level)
-    limits = Budget(nodes=nodes, seconds=budget)
+    limits = Budget(nodes=nodes if nodes is not None else None if budget is not None else DEFAULT_NODES, seconds=budget)
     verdict = verify(lv.board, lv.rules, limits, engine=engine.value)
     # For the designer: which tiles block each locked type, within what is left of --budget.
     verdict = explain_verdict(verdict, lv.board, lv.rules, budget)

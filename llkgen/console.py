@@ -235,6 +235,9 @@ def json_help(command: str) -> str:
 QUIET_HELP = "Print nothing but errors and failures (the --json document is printed as usual)."
 #: ``--nodes``: a budget of search nodes, deterministic, so the answer is the same on every machine.
 NODES_HELP = "Search-node budget of each verification (deterministic: the same answer on every machine)."
+#: ``--nodes`` of ``solve``: seconds first, when they are given.
+SOLVE_NODES_HELP = (f"{NODES_HELP} Default: {DEFAULT_NODES}, or none when --budget is given: the seconds are "
+                    "then the only limit.")
 #: ``--nodes`` of ``moves``, which counts only with ``--classify``.
 CLASSIFY_NODES_HELP = f"With --classify: {NODES_HELP} Default: {ADVICE_NODES}."
 #: ``--nodes`` of ``verify``.

@@ -757,3 +757,17 @@ def test_engine_choices_are_the_verifiers_engines(cli):
     assert "<auto|search|cpsat|baseline>" in _flat(cli("solve", "--help").stdout)
     r = cli("solve", DEMO, "--engine", "fast")
     assert r.returncode == 2 and "Invalid value for '--engine'" in _flat(r.stderr)
+
+
+# -- solve: seconds first ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("argv", "limits"), [
+    ([], {"nodes": 200_000, "seconds": None}),
+    (["--budget", "5"], {"nodes": None, "seconds": 5.0}),
+    (["--budget", "5", "--nodes", "7"], {"nodes": 7, "seconds": 5.0}),
+    (["--nodes", "7"], {"nodes": 7, "seconds": None}),
+])
+def test_solve_with_a_budget_in_seconds_has_no_node_limit_unless_asked(cli, argv, limits):
+    # A node limit that stops the search long before the seconds given would surprise: with
+    # --budget alone the seconds are the limit; --nodes still sets one when given.
+    r = cli("solve", "level-with-solution.json", "--json", *argv)
+    assert r.returncode == 0 and json.loads(r.stdout)["budget"] == limits
