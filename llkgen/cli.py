@@ -112,7 +112,7 @@ def init(
     Example: llkgen init my-levels
     """
     from llkgen.errors import SpecError
-    from llkgen.generation.spec import starter_spec, write_spec_schema
+    from llkgen.generation.starter import starter_spec, write_spec_schema
 
     try:
         text = starter_spec(name)

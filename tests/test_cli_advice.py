@@ -363,3 +363,10 @@ def test_the_installed_command_shows_no_traceback(files):
                               text=True, timeout=120)
         assert proc.returncode == 1, proc.stderr
         assert proc.stderr.startswith("Error: ") and "Traceback" not in proc.stderr
+
+
+def test_the_json_labels_are_the_advice_s_words():
+    from llkgen.analysis import advice
+    from llkgen.formats import outputs
+
+    assert outputs.SAFE == advice.SAFE

@@ -23,8 +23,8 @@ from llkgen.generation.spec import (
     parse_spec,
     shipped_specs,
     spec_from_dict,
-    starter_spec,
 )
+from llkgen.generation.starter import starter_spec
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 SHIPPED = ["easy", "medium", "hard", "gravity", "shapes"]

@@ -29,8 +29,10 @@ import llkgen.generation.spec as reader
 from llkgen.analysis.ladder import MODELS, TIERS
 from llkgen.errors import EXIT_FAILED, OutputError, SpecError
 from llkgen.formats.schemas import validate
+from llkgen.generation.checker import MISSING, Checker
 from llkgen.generation.limits import SPECS_PACKAGE, shipped_specs
-from llkgen.generation.spec import SPEC_SCHEMA_FILE, parse_spec, starter_spec, write_spec_schema
+from llkgen.generation.spec import parse_spec
+from llkgen.generation.starter import SPEC_SCHEMA_FILE, starter_spec, write_spec_schema
 from llkgen.generation.strictyaml import load_yaml
 
 from cli_runner import run_cli_in_process
@@ -600,9 +602,8 @@ def reader_calls(monkeypatch) -> dict[str, dict[tuple, tuple]]:
         return spy
 
     with monkeypatch.context() as patch:
-        for kind in ("section", "integer", "choice", "boolean"):
-            patch.setattr(reader._Checker, kind, record(kind, getattr(reader._Checker, kind)))
-        patch.setattr(reader, "_number", record("number", reader._number))
+        for kind in ("section", "integer", "choice", "boolean", "number"):
+            patch.setattr(Checker, kind, record(kind, getattr(Checker, kind)))
         parse_spec(FULL, "full.yaml")
     return calls
 
@@ -628,7 +629,7 @@ def test_the_scalars_are_the_readers(reader_calls):
         node = schema_leaves[path]
         assert "integer" in types_of(node), where(path)
         assert (node["minimum"], node.get("maximum")) == (lo, hi), where(path)
-        assert node.get("default", missing) == (missing if default is reader._MISSING else default), where(path)
+        assert node.get("default", missing) == (missing if default is MISSING else default), where(path)
     for path, (options, default) in reader_calls["choice"].items():
         node = schema_leaves[path]
         assert (node["enum"], node["default"]) == (list(options), default), where(path)

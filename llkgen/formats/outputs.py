@@ -39,13 +39,12 @@ count moves. Every key a schema lists is always present; ``null`` means "none".
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from llkgen.formats.level import Level, level_to_json
 from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, Status, Verdict
 
 if TYPE_CHECKING:  # annotations only: printing a document needs none of these modules
-    from llkgen.analysis.advice import Hint, MoveLabel, Reshuffled
     from llkgen.game.board import Rules
     from llkgen.game.path import Move
     from llkgen.game.referee import ReplayResult
@@ -64,6 +63,55 @@ MERGE_REPORT_FORMAT = "llkgen.merge-report/1"
 HINT_VERDICTS = {"move": SOLVABLE, "cleared": SOLVABLE, "dead": UNSOLVABLE, "undecided": UNKNOWN}
 
 Cell = Sequence[int]
+
+#: The label of a move after which the board can still be cleared: the word
+#: :data:`llkgen.analysis.advice.SAFE` labels it with (a test checks they agree). The advice's
+#: values are named by their shape below, so that this module, which the analysis uses for
+#: its own JSON, imports nothing from it.
+SAFE = "safe"
+
+
+class MoveLabel(Protocol):
+    """:class:`llkgen.analysis.advice.MoveLabel`, as read here."""
+
+    @property
+    def move(self) -> Move: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def witness(self) -> list: ...
+    @property
+    def proof(self) -> dict | None: ...
+
+
+class Hint(Protocol):
+    """:class:`llkgen.analysis.advice.Hint`, as read here."""
+
+    @property
+    def verdict(self) -> Status: ...
+    @property
+    def move(self) -> Move | None: ...
+    @property
+    def witness(self) -> list: ...
+    @property
+    def proof(self) -> dict | None: ...
+    @property
+    def reason(self) -> str: ...
+
+
+class Reshuffled(Protocol):
+    """:class:`llkgen.analysis.advice.Reshuffled`, as read here."""
+
+    @property
+    def board(self) -> Any: ...
+    @property
+    def witness(self) -> list: ...
+    @property
+    def attempts(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
 
 
 def cell_json(cell: Cell) -> list[int]:
@@ -106,8 +154,6 @@ def moves_json(found: Sequence[Move], tiles_left: int) -> dict[str, Any]:
 def label_json(x: MoveLabel) -> dict[str, Any]:
     """One labelled move: ``safe`` carries its ``witness`` (the board after the move cleared,
     replayed), ``fatal`` and ``unknown`` their ``proof``; the other is null."""
-    from llkgen.analysis.advice import SAFE  # loaded already by whoever labelled the moves
-
     safe = x.label == SAFE
     return {**drawn_json(x.move), "label": x.label, "reason": x.reason,
             "witness": solution_json(x.witness) if safe else None, "proof": None if safe else x.proof}
