@@ -196,7 +196,7 @@ def test_seconds_budget_makes_a_slow_board_unknown(tmp_path):
     took = time.perf_counter() - started
     (res,) = report.levels
     assert (res.check, res.method, res.budget, report.exit_code) == ("unknown", "search", Budget(5, 0.3), 4)
-    assert res.detail.startswith("unknown: undecided: the --budget of 0.3 s ran out during the "), res.detail
+    assert res.detail.startswith("unknown: the --budget of 0.3 s ran out during the "), res.detail
     assert took < 0.3 + 2.0 + 1.0  # the budget, the flake margin, and reading a 64x64 file
 
 
@@ -283,7 +283,7 @@ def test_cli_verify(tmp_path):
     lines = r.stdout.splitlines()
     assert r.returncode == 1, r.stderr
     assert lines[0].startswith("ok         levels/pack.json#good: solvable")
-    assert lines[1].startswith("UNKNOWN    levels/pack.json#hard: unknown: undecided")
+    assert lines[1].startswith("UNKNOWN    levels/pack.json#hard: unknown: the ")
     assert lines[2].startswith("UNSOLVABLE levels/sub/locked.json: unsolvable: 4 tiles can never be removed")
     assert lines[3].startswith("INVALID    levels/broken.json: bad JSON")
     assert lines[-1] == ("3 levels in 3 files: 1 certified (1 by replay, 0 by search), 1 unsolvable, "
@@ -447,7 +447,7 @@ def test_budget_bounds_the_whole_run_not_each_level(tmp_path):
     for lv in report.levels[:4]:
         assert lv.budget == Budget(5, 1.0)
         assert lv.detail == "not checked: the --budget of 1 s ran out" or \
-            lv.detail.startswith("unknown: undecided: the --budget of 1 s ran out during the "), lv.detail
+            lv.detail.startswith("unknown: the --budget of 1 s ran out during the "), lv.detail
     assert any(lv.detail.startswith("not checked") for lv in report.levels[:4])  # two workers, four levels
 
 

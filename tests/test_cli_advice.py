@@ -123,7 +123,7 @@ def test_hint_on_a_dead_board_exits_3_with_the_locked_tiles(llkgen_cli):
 def test_hint_out_of_nodes_exits_4(llkgen_cli):
     code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--nodes", "1")
     assert code == 4
-    assert out.startswith("unknown: undecided: the node budget (1) ran out")
+    assert out.startswith("unknown: the node budget (1) ran out")
     code, out, _ = llkgen_cli("hint", "easy.json#easy-1", "--nodes", "1", "--json")
     found = json.loads(out)
     assert (code, found["verdict"], found["proof"], found["budget"]) == (4, "unknown", {"budget": "nodes"},

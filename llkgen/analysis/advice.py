@@ -219,7 +219,7 @@ class Labeller:
                 continue
             if _out_of_time(self.deadline):
                 out[i] = RawLabel(UNDECIDED, None, dict(OUT_OF_TIME),
-                                  "undecided: the time budget ran out before this move was checked")
+                                  "the time budget ran out before this move was checked")
                 continue
             after = play(self.board, self.rules, m.a, m.b)
             repaired = self._repair(after, m, [known, *extra] if known is not None else list(extra))
@@ -413,7 +413,7 @@ def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *
             # Safe needs its witness replayed (a long one on a big board), and the time is
             # gone: say so rather than overrun the budget.
             out.append(MoveLabel(m, UNDECIDED, [], dict(OUT_OF_TIME),
-                                 "undecided: the time budget ran out before this move's witness was replayed"))
+                                 "the time budget ran out before this move's witness was replayed"))
             continue
         witness = _replayed(play(board, rules, m.a, m.b), rules, r.order) if r.order is not None else []
         out.append(MoveLabel(m, r.label, witness, r.proof, r.reason))

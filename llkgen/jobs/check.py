@@ -211,7 +211,7 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
     reason = verdict.reason
     if deadline is not None and verdict.proof == {"budget": "seconds"}:
         # The verifier names the time it was given (what was left); the user gave --budget.
-        reason = f"undecided: {budget_text(seconds)} ran out during the {verdict.stats.get('stage', 'search')}"
+        reason = f"{budget_text(seconds)} ran out during the {verdict.stats.get('stage', 'search')}"
     stage = str(verdict.stats.get("stage", ""))
     spent = int(verdict.stats.get("nodes", 0))
     replayed = clears if stored else None

@@ -348,7 +348,7 @@ class _Run:
         budget = self.budget
         limit = f"node budget ({budget.nodes})" if which == "nodes" else f"time budget ({budget.seconds} s)"
         when = "before the search started" if stage == "start" else f"during the {stage}"
-        return self.done(Verdict(UNKNOWN, [], f"undecided: the {limit} ran out {when}",
+        return self.done(Verdict(UNKNOWN, [], f"the {limit} ran out {when}",
                                  {"budget": which}, self.stats))
 
     def unsolvable(self, reason: str, proof: dict) -> Verdict:
