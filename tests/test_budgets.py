@@ -18,13 +18,16 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from llkgen.analysis.explain import explain_locked
 from llkgen.game.board import Board, Rules
 from llkgen.game.grid import Grid
 from llkgen.verifier.cpsat import NODES_PER_DET_SECOND, solve_cpsat
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.pairing_check import pairing_check
-from llkgen.verifier.verdict import Budget
+from llkgen.verifier.portfolio import verify
+from llkgen.verifier.verdict import UNKNOWN, Budget, OutOfBudget
 
 #: Allowed overrun in the timing tests (the issue's bar is 0.5 s; this is the flake guard).
 MARGIN = 2.0
@@ -321,3 +324,26 @@ def test_negative_or_nan_seconds_are_still_refused():
     for bad in (-1, float("nan"), True):
         with pytest.raises(LlkgenError, match="budget.seconds: expected a number >= 0"):
             llkgen.hint([[1, 1]], None, Budget(seconds=bad))
+
+
+def test_reach_pairing_stops_at_its_deadline():
+    # The partner graph of reach pairing costs a test per pair of same-type tiles, on masks as
+    # wide as the board: on a big walled board of one type it ran for seconds past --budget.
+    from llkgen.game.board import Gravity
+    from llkgen.verifier.reach import Reach
+
+    rng = random.Random(5)
+    n = 64
+    grid = [[-1 if rng.random() < 0.1 else 1 for _ in range(n)] for _ in range(n)]
+    if sum(row.count(1) for row in grid) % 2:
+        grid[0][grid[0].index(1)] = 0
+    board, rules = Board.from_grid(grid), Rules(gravity=Gravity.DOWN)
+    reach = Reach(board, rules)
+    start = time.perf_counter()
+    with pytest.raises(OutOfBudget):
+        reach.stranded(Grid(board, rules), deadline=start + 0.1)
+    assert time.perf_counter() - start < 0.1 + MARGIN
+    start = time.perf_counter()
+    v = verify(board, rules, Budget(seconds=0.2))
+    assert v.status == UNKNOWN and v.proof == {"budget": "seconds"}
+    assert time.perf_counter() - start < 0.2 + MARGIN

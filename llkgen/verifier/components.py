@@ -33,8 +33,10 @@ Nothing else about the rules is assumed, so there is no rule setting for which i
 refuse to answer.
 
 **Where it is used, and what it buys.** Only under gravity (:mod:`llkgen.verifier.portfolio`):
-without gravity the lock test already finds a stranded tile, and the pairing search gains
-little from a split. A component's sub-board is the board with every cell outside the
+without gravity the board's own stages already refute an odd component -- the lock test
+when some tile of it can never link, the flow pairing check (:mod:`llkgen.verifier.pairing_check`)
+when its tiles can all link among themselves, e.g. ``1 1 # 1 1 / 1 . # 1 .`` with the border
+off -- and the pairing search gains little from a split. A component's sub-board is the board with every cell outside the
 component made a wall, which changes nothing inside it (its paths and runs never reach those
 cells). Walls are what split a board, so boards without walls (the real boards, the random
 full boards of ``benchmarks/verify_bench.py``) always have one component and the split costs

@@ -167,7 +167,7 @@ class _Line:
         key = array("h", grid.g).tobytes()
         if key in s.dead:
             return None
-        if s.reach is not None and s.reach.stranded(grid) is not None:
+        if s.reach is not None and s.reach.stranded(grid, s.deadline) is not None:
             s.dead.add(key)
             s.reach_prunes += 1
             return None

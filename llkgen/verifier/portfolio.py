@@ -201,7 +201,10 @@ class _Run:
         reach = None
         if WALL in board.cells:  # without walls it can never fire (llkgen.verifier.reach)
             reach = Reach(board, rules)
-            stranded = reach.stranded(Grid(board, rules))
+            try:
+                stranded = reach.stranded(Grid(board, rules), self.deadline)
+            except OutOfBudget:
+                return self.unknown("seconds", "reach-pairing", spent)
             if stranded is not None:
                 t, cells = stranded
                 self.stats.update(stage="reach-pairing", nodes=spent)

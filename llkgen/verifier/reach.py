@@ -37,8 +37,11 @@ alone took 149,335 (and left one undecided at 60,000).
 
 from __future__ import annotations
 
+import time
+
 from llkgen.game.board import WALL, Board, Cell, Rules
 from llkgen.game.grid import Grid
+from llkgen.verifier.verdict import OutOfBudget
 
 #: Largest type, in tiles, whose partner graph is searched for a perfect matching; larger
 #: types get the odd-component test only (the search is exponential in the worst case).
@@ -102,14 +105,19 @@ class Reach:
                 self.span[p] = below_span
                 self.reach[p] = below_reach
 
-    def stranded(self, grid: Grid) -> tuple[int, list[Cell]] | None:
+    def stranded(self, grid: Grid, deadline: float | None = None) -> tuple[int, list[Cell]] | None:
         """A type whose partner graph has no perfect matching, with the tiles that prove it
-        (an odd component, or all the type's tiles); None if every type passed."""
+        (an odd component, or all the type's tiles); None if every type passed. The graph
+        costs a test per pair of same-type tiles, on bit masks as wide as the board (seconds on
+        a 64x64 board of two types): past ``deadline`` (a :func:`time.perf_counter` value),
+        checked per tile, it raises :class:`~llkgen.verifier.verdict.OutOfBudget`."""
         span, reach = self.span, self.reach
         for t, tiles in grid.by_type().items():
             n = len(tiles)
             nbrs = [0] * n
             for i in range(n):
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise OutOfBudget("seconds")
                 ri = reach[tiles[i]]
                 for j in range(i + 1, n):
                     if ri & span[tiles[j]]:
