@@ -80,7 +80,7 @@ difficulty:
   tier: [nearest, careful]
   clear_rate: {careful: [0.2, 0.9], deep: null}
 verify: {nodes: 1000}
-grading: {enabled: true, precision: 1, rate_precision: 0.02, max_runs: 64}
+grading: {enabled: true, precision: 1, rate_precision: 0.02, max_runs: 8192}
 ramp: {over: score, from: 10, to: 40, tolerance: 2.5}
 export: {path: out/full, solutions: false, grid: flat, layout: files}
 """
@@ -217,7 +217,7 @@ GOOD = [
     ("distribution-json-keys", {"tiles": {"distribution": {"1": 4, "2": 2}}}),
     ("ramp-alone", {"ramp": {"from": 60, "to": 25}}),
     ("ramp-with-null-score", {"ramp": {"from": 0, "to": 100, "tolerance": 0.5}, "difficulty.score": None,
-                              "grading.precision": 0.25}),
+                              "grading.precision": 0.25, "grading.max_runs": 8192}),
     ("score-ramp-with-tier", {"ramp": {"over": "score", "from": 10, "to": 90}, "difficulty.tier": "careful"}),
     ("tier-ramp", {"ramp": {"over": "tier", "from": "random", "to": "hint"}, "difficulty.score": [10, 90]}),
     ("tier-ramp-null-tier", {"ramp": {"over": "tier", "from": "deep", "to": "nearest"}, "difficulty.tier": None}),

@@ -5,6 +5,7 @@ its measurement can resolve (:func:`check_measurable`)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from llkgen.analysis.ladder import BATCH, MODELS, TIERS
@@ -120,29 +121,49 @@ def check_measurable(ck: Checker, difficulty: DifficultySpec, grading: GradingSp
                       ramp: RampSpec | None) -> None:
     """Targets on the ladder need it enabled, and windows no tighter than it can measure:
     a window's half-width (a ramp's tolerance) must be at least :data:`WINDOW_SE` standard
-    errors, so that a level whose true value is in the middle lands in it at least 95% of
-    the time."""
+    errors, so that one measurement of a level whose true value is in the middle lands in it
+    about 95% of the time (``make`` takes two, which both land in it about 90% of the time).
+
+    The error is the precision asked for, or, when ``grading.max_runs`` caps the runs before
+    that precision can be reached at every clear rate, the error those runs leave in the worst
+    case (:func:`run_capped_se`)."""
     asks = ramp is not None or difficulty.score is not None or difficulty.tier is not None or difficulty.clear_rate
     if asks and not grading.enabled:
         ck.fail_at(("grading", "enabled"), "grading.enabled: expected true, found false: the spec sets "
                    "difficulty targets (score, tier, clear_rate or ramp), which the player ladder measures")
+    score_se, score_key = _error(grading.precision, run_capped_se(grading.max_runs, score=True), "precision")
+    rate_se, rate_key = _error(grading.rate_precision, run_capped_se(grading.max_runs, score=False), "rate_precision")
     if ramp is not None and ramp.over != RAMP_TIER:
-        se = grading.precision if ramp.over == RAMP_SCORE else grading.rate_precision
-        key = "precision" if ramp.over == RAMP_SCORE else "rate_precision"
+        se, key = (score_se, score_key) if ramp.over == RAMP_SCORE else (rate_se, rate_key)
         if ramp.tolerance < WINDOW_SE * se:
             ck.fail_at(("ramp", "tolerance"),
-                       f"ramp.tolerance: expected at least {WINDOW_SE:g} x grading.{key} = {WINDOW_SE * se:g}, "
+                       f"ramp.tolerance: expected at least {WINDOW_SE:g} x {key} = {WINDOW_SE * se:.3g}, "
                        f"found {ramp.tolerance:g}: a window tighter than the measurement's error rejects "
-                       f"levels that are on target; widen it, or lower grading.{key} (more playthroughs)")
-    windows = [("difficulty.score", difficulty.score, grading.precision, "precision")]
-    windows += [(f"difficulty.clear_rate.{mdl}", r, grading.rate_precision, "rate_precision")
-                for mdl, r in difficulty.clear_rate]
+                       "levels that are on target; widen it, or measure more precisely")
+    windows = [("difficulty.score", difficulty.score, score_se, score_key)]
+    windows += [(f"difficulty.clear_rate.{mdl}", r, rate_se, rate_key) for mdl, r in difficulty.clear_rate]
     for where, r, se, key in windows:
         if r is not None and r.low is not None and r.high is not None and (r.high - r.low) / 2 < WINDOW_SE * se:
             ck.fail_at(tuple(where.split(".")),
-                       f"{where}: expected a window at least {2 * WINDOW_SE * se:g} wide (2 x {WINDOW_SE:g} "
-                       f"x grading.{key}), found [{r.low:g}, {r.high:g}]: it is tighter than the "
-                       f"measurement's error; widen it, or lower grading.{key}")
+                       f"{where}: expected a window at least {2 * WINDOW_SE * se:.3g} wide (2 x {WINDOW_SE:g} "
+                       f"x {key}), found [{r.low:g}, {r.high:g}]: it is tighter than the "
+                       "measurement's error; widen it, or measure more precisely")
+
+
+def run_capped_se(max_runs: int, *, score: bool) -> float:
+    """The largest standard error ``max_runs`` playthroughs per model can leave: a clear rate's
+    Agresti-Coull error at rate 1/2, ``0.5 / sqrt(max_runs + 4)``, and for the score
+    (``score=True``, 100 x the mean fail rate of the models) that of every model at once,
+    ``100 / n x sqrt(n) x`` that."""
+    rate = 0.5 / math.sqrt(max_runs + 4)
+    return 100 * math.sqrt(len(MODELS)) * rate / len(MODELS) if score else rate
+
+
+def _error(precision: float, capped: float, key: str) -> tuple[float, str]:
+    """The error a window must allow for, and how a message names it."""
+    if capped > precision:
+        return capped, f"the {capped:.3g} that grading.max_runs leaves at worst (grading.{key} is {precision:g})"
+    return precision, f"grading.{key}"
 
 
 __all__ = ["check_difficulty", "check_grading", "check_ramp", "check_measurable", "MAX_PLAYTHROUGHS",

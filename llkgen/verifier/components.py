@@ -33,18 +33,19 @@ Nothing else about the rules is assumed, so there is no rule setting for which i
 refuse to answer.
 
 **Where it is used, and what it buys.** Only under gravity (:mod:`llkgen.verifier.portfolio`):
-without gravity the board's own stages already refute an odd component -- the lock test
-when some tile of it can never link, the flow pairing check (:mod:`llkgen.verifier.pairing_check`)
+without gravity the board's own stages already refute an odd component -- the lock test when
+some tile of it can never link, the flow pairing check (:mod:`llkgen.verifier.pairing_check`)
 when its tiles can all link among themselves, e.g. ``1 1 # 1 1 / 1 . # 1 .`` with the border
-off -- and the pairing search gains little from a split. A component's sub-board is the board with every cell outside the
-component made a wall, which changes nothing inside it (its paths and runs never reach those
-cells). Walls are what split a board, so boards without walls (the real boards, the random
-full boards of ``benchmarks/verify_bench.py``) always have one component and the split costs
-one union-find pass over the cells. Measured on 600 seeded small gravity boards
-(``benchmarks/gravity_pruning_bench.py --sets small``: 4-6 rows, 5-7 columns, walls on half
-of them, border on and off, every direction), the parity proof alone decided 26 of the 57
-unsolvable boards with no search; with :mod:`llkgen.verifier.reach` and the split search the set took 8,125
-nodes instead of 157,012 (``docs/benchmarks.md``, "Sound pruning under gravity").
+off -- and the pairing search gains little from a split. A component's sub-board is the board
+with every cell outside the component made a wall, which changes nothing inside it (its paths
+and runs never reach those cells). Walls are what split a board, so boards without walls (the
+real boards, the random full boards of ``benchmarks/verify_bench.py``) always have one
+component and the split costs one union-find pass over the cells. Measured on 600 seeded small
+gravity boards (``benchmarks/gravity_pruning_bench.py --sets small``: 4-6 rows, 5-7 columns,
+walls on half of them, border on and off, every direction), the parity proof alone decided 26
+of the 57 unsolvable boards with no search; with :mod:`llkgen.verifier.reach` and the split
+search the set took 8,125 nodes instead of 157,012 (``docs/benchmarks.md``, "Sound pruning
+under gravity").
 """
 
 from __future__ import annotations

@@ -1,0 +1,137 @@
+"""Claims about the ladder's difficulty numbers, checked against what the code does: the seed
+streams ``make``, ``llkgen grade`` and the random clear-rate filter draw from are disjoint; a
+window the run cap cannot resolve is refused; the give-up message reports whole measurements
+only; and one known limitation (xfail strict: it starts passing when it is lifted): a kept
+score is still pulled towards its window.
+
+Every test is seeded. The board is the 2x8 trap of tests/test_difficulty.py: its true score is
+about 34.5 (random clears 28%, nearest and lookahead 50%, careful and deep always; 4096 runs a
+model; the mean of 300 measurements at precision 1.5 is 34.47)."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+
+import numpy as np
+import pytest
+
+import llkgen.generation.generator as generator
+from llkgen.analysis.audit import AUDIT_KEY, audit_seed
+from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, measure
+from llkgen.analysis.ladder import MODELS
+from llkgen.analysis.players import PLAYERS_KEY, run_rng
+from llkgen.errors import GenerationError, SpecError
+from llkgen.game.board import Board, Rules
+from llkgen.game.playout import Playout
+from llkgen.generation.generator import Candidate, _Attempts, generate_level, level_seed
+from llkgen.generation.spec import parse_spec
+from llkgen.generation.spec_targets import MAX_PLAYTHROUGHS
+
+from specs import tiny_spec
+
+TRAP = [[4, 3, 1, 4, 2, 3, 2, 3], [1, 4, 2, 1, 2, 3, 1, 4]]
+NO_BORDER = Rules(border=False)
+
+
+def _state(seed: int, key: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(x) for x in np.random.SeedSequence(seed, spawn_key=key).generate_state(4))
+
+
+def test_make_grade_and_the_filter_draw_from_disjoint_seed_streams():
+    # make: level seed -> the deal (no spawn key), the random clear-rate filter (k,), the ladder
+    # (PLAYERS_KEY, stream, model, k) on streams 0 and 1. grade: audit_seed(seed, id) -> the
+    # ladder on stream 0 of that seed. No two of them may share a generator.
+    seed = level_seed(3, 0)
+    states = {("deal",): tuple(int(x) for x in np.random.SeedSequence(seed).generate_state(4))}
+    for k in range(4):
+        states[("filter", k)] = _state(seed, (k,))
+    for stream in (FIRST_STREAM, FRESH_STREAM):
+        for i, m in enumerate(MODELS):
+            for k in range(4):
+                states[("make", stream, m, k)] = _state(seed, (PLAYERS_KEY, stream, i, k))
+                # run_rng is exactly this generator
+                assert (run_rng(seed, stream, m, k).random()
+                        == np.random.default_rng(np.random.SeedSequence(
+                            seed, spawn_key=(PLAYERS_KEY, stream, i, k))).random())
+    for grade_seed in (0, 1, 3):
+        lseed = audit_seed(grade_seed, "tiny-1")
+        assert lseed != seed
+        for i, m in enumerate(MODELS):
+            for k in range(4):
+                states[("grade", grade_seed, m, k)] = _state(lseed, (PLAYERS_KEY, FIRST_STREAM, i, k))
+    assert len(set(states.values())) == len(states)
+    # The filter's spawn key (k,) never reaches the ladder's or the audit's first word.
+    assert MAX_PLAYTHROUGHS < PLAYERS_KEY < AUDIT_KEY
+    assert FIRST_STREAM != FRESH_STREAM
+
+
+# -- a known limitation (xfail strict: it starts passing when lifted) -----------------------------
+
+@pytest.mark.xfail(strict=True, reason="the fresh measurement must also lie in the window (as the spec "
+                                       "promises), so the kept value is truncated to it: biased into it")
+def test_a_kept_score_is_an_unselected_sample_of_its_board():
+    # One board whose true score (34.5) sits at the low edge of the window [34, 46] (the
+    # narrowest window precision 3 allows). make's ladder stage runs on it with 120 level seeds;
+    # each kept score is compared with a third measurement on an unrelated stream. If the kept
+    # value were an independent sample given the board (the module docstring's claim), the
+    # differences would average 0; keeping the fresh value only when it lands inside the window
+    # pulls it up (here: +3.1 points, about 1 se, over the 43 seeds that kept the board).
+    spec = parse_spec(tiny_spec(count=1, difficulty="{score: [34, 46], playthroughs: 8}",
+                                grading="{precision: 3}"))
+    run = _Attempts(spec, 0)
+    run.rules = NO_BORDER
+    board = Board.from_grid(TRAP)
+    play = Playout(board, NO_BORDER)
+    diffs = []
+    for seed in range(120):
+        run.seed = seed
+        run.candidate = Candidate(board, None, play)
+        if run.ladder() is None:
+            kept = run.candidate.difficulty
+            assert kept is not None and kept.stream == FRESH_STREAM
+            third = measure(play, NO_BORDER, seed, stream=7, precision=3.0)
+            diffs.append(kept.score - third.score)
+    assert len(diffs) >= 15
+    bound = 3 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    assert abs(statistics.fmean(diffs)) <= bound, (statistics.fmean(diffs), bound, len(diffs))
+
+
+def test_a_window_the_run_cap_cannot_resolve_is_refused():
+    # precision 0.5 lets a window of width 2 through, but 32 runs a model give a score se of
+    # about 3.2 points at these rates: the window is 0.3 se wide on each side.
+    text = tiny_spec(count=1, difficulty="{score: [20, 22], playthroughs: 8}",
+                     grading="{precision: 0.5, max_runs: 32}")
+    with pytest.raises(SpecError, match="that grading.max_runs leaves at worst"):
+        parse_spec(text)
+    # The cap is what makes it unmeasurable: 32 runs leave the score an error far above 0.5.
+    d = measure(Board.from_grid(TRAP), NO_BORDER, 1, precision=0.5, max_runs=32)
+    assert d.se > 2 * 0.5
+    parse_spec(text.replace("max_runs: 32", "max_runs: 65536"))  # enough runs: accepted
+
+
+def test_the_give_up_message_reports_measured_scores(monkeypatch):
+    # Every candidate misses [88, 100]; most are settled outside after 3 or 4 models. The range
+    # of "measured scores" in the message must be that of the candidates' real scores (their
+    # full measurements), not of partial sums padded with fail rate 1.
+    spec = parse_spec(tiny_spec(count=1, difficulty="{score: [88, 100], playthroughs: 8}",
+                                grading="{precision: 3}", generator="{strategy: shuffle, max_attempts: 12}"))
+    real = []
+    original = generator.measure
+
+    def spy(*args, **kw):
+        d = original(*args, **kw)
+        real.append(original(*args, **{**kw, "window": None}).score)
+        return d
+
+    monkeypatch.setattr(generator, "measure", spy)
+    with pytest.raises(GenerationError) as info:
+        generate_level(spec, 0)
+    message = str(info.value)
+    ranged = re.search(r"measured scores ranged (\d+\.\d)\.\.(\d+\.\d)", message)
+    if ranged is not None:
+        low, high = map(float, ranged.groups())
+        assert min(real) - 0.05 <= low and high <= max(real) + 0.05, (low, high, min(real), max(real))
+    # The early stops are counted as what they are, without a score.
+    assert re.search(r"\d+ stopped early, settled more than 2 standard errors outside", message), message
