@@ -79,7 +79,7 @@ from typing import Iterable
 import numpy as np
 
 from llkgen.analysis.estimate import Estimate, standard_error  # re-exported here
-from llkgen.analysis.ladder import HINT, MODELS  # weak -> strong; re-exported here
+from llkgen.analysis.ladder import HINT, MODELS, RELIABLY  # weak -> strong; re-exported here
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.playout import Pair, Playout
 
@@ -268,7 +268,7 @@ def clear_rates(board: Board | Playout, rules: Rules, seed: int, *, stream: int 
             for m in models}
 
 
-def tier(rates: dict[str, Estimate], reliably: float = 0.8) -> str:
+def tier(rates: dict[str, Estimate], reliably: float = RELIABLY) -> str:
     """The weakest model, in :data:`MODELS` order, whose rate in ``rates`` is at least
     ``reliably``; :data:`HINT` if none (models missing from ``rates`` are skipped)."""
     for m in MODELS:

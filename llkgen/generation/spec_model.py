@@ -185,6 +185,13 @@ class RampSpec:
         return MetricRange(max(0.0, t - self.tolerance), min(top, t + self.tolerance))
 
 
+def asks_ladder(difficulty: DifficultySpec, ramp: RampSpec | None) -> bool:
+    """Whether ``difficulty`` or ``ramp`` sets a target the player ladder measures: a score
+    window, tiers, a clear-rate window, or a ramp."""
+    d = difficulty
+    return ramp is not None or d.score is not None or d.tier is not None or bool(d.clear_rate)
+
+
 @dataclass(frozen=True)
 class VerifySpec:
     """Per-level verifier budget in search nodes: a deterministic limit, never seconds, so the
@@ -252,8 +259,7 @@ class Spec:
 
     def graded(self) -> bool:
         """Whether any target needs the player ladder: a score, tier or clear-rate target."""
-        d = self.difficulty
-        return self.ramp is not None or d.score is not None or d.tier is not None or bool(d.clear_rate)
+        return asks_ladder(self.difficulty, self.ramp)
 
     def tile_multiset(self) -> list[int]:
         """Sorted type ids, each repeated as often as it occurs on a board."""

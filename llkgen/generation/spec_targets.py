@@ -18,6 +18,7 @@ from llkgen.generation.spec_model import (
     GradingSpec,
     MetricRange,
     RampSpec,
+    asks_ladder,
 )
 from llkgen.generation.strictyaml import KeyPath, ListIndex
 
@@ -127,8 +128,7 @@ def check_measurable(ck: Checker, difficulty: DifficultySpec, grading: GradingSp
     The error is the precision asked for, or, when ``grading.max_runs`` caps the runs before
     that precision can be reached at every clear rate, the error those runs leave in the worst
     case (:func:`run_capped_se`)."""
-    asks = ramp is not None or difficulty.score is not None or difficulty.tier is not None or difficulty.clear_rate
-    if asks and not grading.enabled:
+    if asks_ladder(difficulty, ramp) and not grading.enabled:
         ck.fail_at(("grading", "enabled"), "grading.enabled: expected true, found false: the spec sets "
                    "difficulty targets (score, tier, clear_rate or ramp), which the player ladder measures")
     score_se, score_key = _error(grading.precision, run_capped_se(grading.max_runs, score=True), "precision")

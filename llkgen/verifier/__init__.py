@@ -8,7 +8,9 @@ first, and is the only module that knows their order:
 * :mod:`~llkgen.verifier.maxflow`: Dinic's max-flow, and :mod:`~llkgen.verifier.pairing_check`,
   the sound pairing proof built on it;
 * :mod:`~llkgen.verifier.pairing`: the exact search without gravity;
-* :mod:`~llkgen.verifier.movesearch`: the exact search under gravity;
+* :mod:`~llkgen.verifier.movesearch`: the exact search under gravity, with
+  :mod:`~llkgen.verifier.components` (wall-bounded sub-games, union-find) and
+  :mod:`~llkgen.verifier.reach` (types gravity can never pair), both sound proofs;
 * :mod:`~llkgen.verifier.cpsat`: the CP-SAT model;
 * :mod:`~llkgen.verifier.baseline`: the benchmarks' plain yardstick.
 
