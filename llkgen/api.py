@@ -88,7 +88,8 @@ def verify(board: Any, rules: Any = None, budget: Any = None, *, engine: str = "
     :class:`~llkgen.game.board.Board` or a list of rows; ``rules`` a
     :class:`~llkgen.game.board.Rules`, a mapping ``{"border", "gravity"}`` or None (the
     default rules); ``budget`` a :class:`~llkgen.verifier.Budget`, a node count or None
-    (``Budget()``: :data:`~llkgen.verifier.verdict.DEFAULT_NODES` nodes);
+    (``Budget()``: :data:`~llkgen.verifier.verdict.DEFAULT_NODES` nodes; ``Budget(seconds=S)``:
+    S seconds and no node limit);
     ``engine`` one of ``auto``, ``search``, ``cpsat``, ``baseline``; ``hint`` an optional
     removal order tried first. Returns ``solvable`` only with a witness the referee replayed,
     ``unsolvable`` only with a sound proof, otherwise ``unknown``."""

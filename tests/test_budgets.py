@@ -27,7 +27,7 @@ from llkgen.verifier.cpsat import NODES_PER_DET_SECOND, solve_cpsat
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.pairing_check import pairing_check
 from llkgen.verifier.portfolio import verify
-from llkgen.verifier.verdict import UNKNOWN, Budget, OutOfBudget
+from llkgen.verifier.verdict import DEFAULT_NODES, UNKNOWN, Budget, OutOfBudget
 
 #: Allowed overrun in the timing tests (the issue's bar is 0.5 s; this is the flake guard).
 MARGIN = 2.0
@@ -347,3 +347,20 @@ def test_reach_pairing_stops_at_its_deadline():
     v = verify(board, rules, Budget(seconds=0.2))
     assert v.status == UNKNOWN and v.proof == {"budget": "seconds"}
     assert time.perf_counter() - start < 0.2 + MARGIN
+
+
+def test_seconds_come_first_in_a_budget():
+    """A budget given seconds and no node count has no node limit: a search given ten seconds
+    is not stopped at the default 200,000 nodes after a few of them. Nodes stay the default
+    when nothing is given, and whatever is given explicitly is kept."""
+    assert Budget() == Budget(nodes=DEFAULT_NODES, seconds=None)
+    assert Budget(seconds=10) == Budget(nodes=None, seconds=10)
+    assert Budget(seconds=0).nodes is None
+    assert Budget(5, 2.0) == Budget(nodes=5, seconds=2.0)
+    assert Budget(nodes=None).nodes is None and Budget(nodes=DEFAULT_NODES, seconds=3).nodes == DEFAULT_NODES
+    # a gravity board that takes more nodes than the limit it is given: seconds alone let it finish
+    grid = [[7, 2, 6, 8], [2, 1, 4, 6], [7, 4, 1, 8], [5, 3, 3, 5]]  # refuted by search in 38 nodes
+    board, rules = Board.from_grid(grid), Rules(border=True, gravity="down")
+    assert verify(board, rules, Budget(nodes=10, seconds=30)).proof == {"budget": "nodes"}
+    free = verify(board, rules, Budget(seconds=30))
+    assert free.status == "unsolvable" and free.stats["nodes"] > 10

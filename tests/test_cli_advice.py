@@ -48,6 +48,11 @@ LEVELS = {
     # The only two tiles have a wall between them: no arrangement can ever be cleared.
     "walled.json": _level([[1, -1, 1]], NO_BORDER),
     "cleared.json": _level([[0, 0]]),
+    # Walls cut it into parts, one with an odd number of tiles: the move search alone needs
+    # 2.5 million nodes to refute its one-type board (reshuffle's budget is 20,000 a search).
+    "walled-gravity.json": _level([[1, 1, 1, 1, -1, 1, 1], [-1, 1, -1, 1, 1, 1, -1], [-1, 1, 1, 1, -1, -1, 1],
+                                   [-1, 1, 1, 1, -1, 1, 1], [1, -1, 1, 1, -1, 1, 1], [-1, 1, 1, 1, 1, 1, 1]],
+                                  {"border": False, "gravity": "right"}),
     # Boards no budget of a few seconds decides: labelling every move of the first took 135 s,
     # and the second, under gravity, still ran at 120 s (moves --classify and reshuffle alike).
     "big.json": _level(_full(32, 32, 4, 1)),
@@ -257,6 +262,12 @@ def test_reshuffle_exits_3_when_no_arrangement_can_be_cleared(llkgen_cli):
     # -q prints nothing but errors and failures: this is one
     text = llkgen_cli("reshuffle", "walled.json", "--seed", "0")[1]
     assert llkgen_cli("reshuffle", "walled.json", "--seed", "0", "-q")[:2] == (3, text)
+
+
+def test_reshuffle_under_gravity_proves_that_no_arrangement_can_be_cleared(llkgen_cli):
+    code, out, _ = llkgen_cli("reshuffle", "walled-gravity.json", "--seed", "0")
+    assert code == 3 and out.startswith("unsolvable: no arrangement of the 30 tiles left can be cleared")
+    assert "(components)" in out
 
 
 def test_reshuffle_out_of_nodes_exits_4(llkgen_cli):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE
 
@@ -45,15 +45,26 @@ UNSOLVABLE = Status.UNSOLVABLE
 UNKNOWN = Status.UNKNOWN
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Budget:
     """Limits for one verification. ``nodes`` counts search nodes and is deterministic: a
     node budget alone gives the same verdict on every run and every machine. ``seconds`` is a
     wall-clock guard for interactive use; it can make the verdict depend on machine speed, so
-    the generator never sets it."""
+    the generator never sets it.
 
-    nodes: int | None = DEFAULT_NODES
-    seconds: float | None = None
+    Seconds come first: ``Budget(seconds=S)`` has no node limit, so a search given ten seconds
+    is never stopped at :data:`DEFAULT_NODES` nodes after two of them (200,000 nodes of the
+    compiled move search take about 4 s on a full 10x16 board under gravity). ``Budget()``
+    has :data:`DEFAULT_NODES` nodes; ``Budget(nodes=N, seconds=S)`` both; ``nodes=None`` none."""
+
+    nodes: int | None
+    seconds: float | None
+
+    def __init__(self, nodes: int | None | Literal["default"] = "default", seconds: float | None = None):
+        if nodes == "default":
+            nodes = DEFAULT_NODES if seconds is None else None
+        object.__setattr__(self, "nodes", nodes)
+        object.__setattr__(self, "seconds", seconds)
 
 
 @dataclass
