@@ -15,6 +15,7 @@ import pytest
 
 import llkgen
 from llkgen.errors import EXIT_USAGE
+from llkgen.formats.level import level_to_json
 from llkgen.formats.schemas import (
     FILE_SCHEMAS,
     OUTPUT_SCHEMAS,
@@ -284,3 +285,45 @@ def test_the_old_shapes_are_refused():
               "error_index": None, "reason": None, "error": None}
     assert plain("replay").is_valid(replay)
     assert not plain("replay").is_valid({**{k: v for k, v in replay.items() if k != "given"}, "moves": 3})
+
+
+#: JSON Schema's keywords (draft 2020-12, with the annotation ones) that llkgen's schemas may use.
+KEYWORDS = {
+    "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "default", "examples",
+    "deprecated", "readOnly", "writeOnly", "type", "enum", "const", "properties", "required",
+    "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "format",
+    "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "dependentRequired", "unevaluatedProperties",
+}
+
+
+def _subschemas(node: dict, path: str):
+    """Every schema object under ``node`` (itself included), with its JSON pointer."""
+    yield path, node
+    for key in ("properties", "$defs", "patternProperties"):
+        for name, sub in node.get(key, {}).items():
+            yield from _subschemas(sub, f"{path}/{key}/{name}")
+    for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"):
+        if isinstance(node.get(key), dict):
+            yield from _subschemas(node[key], f"{path}/{key}")
+    for key in ("oneOf", "anyOf", "allOf", "prefixItems"):
+        for i, sub in enumerate(node.get(key, [])):
+            yield from _subschemas(sub, f"{path}/{key}/{i}")
+
+
+@pytest.mark.parametrize("path", sorted(SCHEMA_DIR.glob("*.schema.json")), ids=lambda p: p.name)
+def test_every_key_of_a_schema_is_a_keyword(path):
+    """A key that is not a keyword is ignored by every validator: a property written one level
+    too high (beside ``properties`` instead of inside it) would check nothing, silently."""
+    for where, node in _subschemas(json.loads(path.read_text("utf-8")), "#"):
+        assert set(node) <= KEYWORDS, f"{path.name} {where}: not keywords: {sorted(set(node) - KEYWORDS)}"
+
+
+def test_a_level_metric_of_the_wrong_kind_is_refused():
+    pack = llkgen.generate(parse_spec(SPEC, "sch.yaml"), count=1)
+    level = level_to_json(pack.levels[0])
+    assert not list(plain("level").iter_errors(level))
+    for key, bad in (("pairs", 2.5), ("difficulty", 120), ("difficulty_se", -1)):
+        wrong = {**level, "metrics": {**level["metrics"], key: bad}}
+        assert list(plain("level").iter_errors(wrong)), key
