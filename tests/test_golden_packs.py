@@ -21,15 +21,15 @@ DATA = Path(__file__).parent / "data" / "golden"
 
 #: spec (a shipped name or a file under tests/data/golden), level count -> sha256 of the pack.
 PINNED = {
-    ("easy", 3): "7bc634a1b02cf306ce1738b0fc3e9c0b3a467f6096dd0022ac955cdba70c046e",
-    ("medium", 2): "f88d3acf6c1f171476d8c8b32e8fe99040ba809ab44bf37837f3784a21d44116",
-    ("hard", 1): "f0c7e608ad888d39c129210cbd53cc6a8598a39afa6578905a20221c8f3726f7",
-    ("gravity", 1): "b9018f1635d081bfa4d5155e41f8b566d72baf074daf89243836e48276290659",
-    ("ramp", 2): "3320d92ca6d12090576a30b1b7886042d1823156f80cea24cb459d218e2b08a1",
-    ("shapes", 3): "56da1e71d9a1bcdd1508f6288be9dfbefb350e4df6ca07ee975af5d49f1bb02f",
-    ("viewer-demo", 3): "e0fedf0765a624aaa26b15e53cb31420d9979215d7f90c52a44bfa0e2048b1f4",
-    ("walls-gravity.yaml", 3): "5a68f3d2eb5b55cca4a7c562465757b7a4f5882125a2333d4aa5e0e7c1cc47c1",
-    ("walls-files.yaml", 3): "c8a2f1efaaf5344828f9a560ab98449fffc9450eb251875983a65719de4ea749",
+    ("easy", 3): "91d369d736de810f1d522f873fe9ee1525032c722afff25278d6138ea8d663e8",
+    ("medium", 2): "51cf6bb0568c4a998843a6454573c6242557b1f2ff040160ba64a6c05ee578d4",
+    ("hard", 1): "a34ba4764cdbb82d5ac4621ec726e8f22c1c711d8e81ec376ad741b43c60588c",
+    ("gravity", 1): "9e84c9c8f142ffb5b4553d98da2a1a809c8dfc5534e9868a69c7b8f7196e6d9a",
+    ("ramp", 2): "8b084c0847b538dcece024fd6b07f6f65a3b6b949944cb42045b58987480654a",
+    ("shapes", 3): "f77f6a76f470324a6b419aaff281a8ab61d34df14207130b7bd97e3e17737e46",
+    ("viewer-demo", 3): "55d2508cf21d90a298b2eaf93985ccb39e3a7cf67b4382e5b455cc3c7bd2993d",
+    ("walls-gravity.yaml", 3): "c9f5bf52b0c4156e0d0653f6100abd6a07ced253b5fc93b0e645794968d352ee",
+    ("walls-files.yaml", 3): "6a43c2d62c95477b1eafaa54488ba56059e7b89b1a1646bbd648afb8e3dac2a4",
 }
 
 _VERSION = re.compile(rb"llkgen \d+\.\d+\.\d+[^\"]*")

@@ -58,6 +58,7 @@ def test_report_shape_errors_and_stored_values(cli, pack_path):
         assert lv["stored"]["difficulty_se"] == old["metrics"]["difficulty_se"]
         assert lv["stored"]["random_clear_rate"] == old["metrics"]["random_clear_rate"]
         assert lv["stored"]["tier"] == old["players"]["tier"]
+        assert lv["stored"]["random_clear_runs"] == old["metrics"]["random_clear_runs"] == 8  # the spec's playthroughs
         drift = lv["drift"]["difficulty"]
         assert drift["value"] == pytest.approx(d["value"] - old["metrics"]["difficulty"], abs=0.02)
         assert drift["se"] == pytest.approx(math.hypot(d["se"], old["metrics"]["difficulty_se"]), abs=0.01)
@@ -136,3 +137,30 @@ def test_fresh_random_rate_agrees_with_a_big_independent_measurement(pack_path):
 def test_seeds_are_the_levels_own_and_never_makes():
     assert audit_seed(0, "a") == audit_seed(0, "a")
     assert len({audit_seed(0, "a"), audit_seed(1, "a"), audit_seed(0, "b"), audit_seed(0, "0")}) == 4
+
+
+@pytest.mark.parametrize("runs", [8, 32, 500, None])
+def test_the_random_clear_rate_drift_is_judged_at_the_runs_make_stored(runs):
+    """``make`` records how many playthroughs its random clear rate took
+    (``metrics.random_clear_runs``, the spec's ``difficulty.playthroughs``); the drift's error
+    uses that count, and a level that does not record it is taken to have make's default, 32."""
+    level = llkgen.generate(tiny_spec(count=1)).levels[0]
+    metrics = dict(level.extra["metrics"])
+    metrics["random_clear_rate"] = 0.5
+    if runs is None:
+        metrics.pop("random_clear_runs")
+    else:
+        metrics["random_clear_runs"] = runs
+    level.extra["metrics"] = metrics
+    audit = regrade(level, 3)
+    fresh = audit.random_clear_rate
+    n = runs or 32
+    assert audit.drift["random_clear_rate"].se == pytest.approx(
+        math.hypot(fresh.se, math.sqrt(_agresti_var(round(fresh.rate * n), n))))
+
+
+def _agresti_var(k: int, n: int) -> float:
+    """Agresti-Coull's variance of a rate from ``k`` of ``n``, written out apart from the library."""
+    z2 = 4.0
+    p = (k + z2 / 2) / (n + z2)
+    return p * (1 - p) / (n + z2)

@@ -4,7 +4,8 @@ reports, beside the values ``make`` stored in the level.
 :func:`regrade` measures one level with the player ladder exactly as ``make`` does
 (:func:`llkgen.analysis.difficulty.measure`, to the same default precision): the score with
 its standard error, the tier, and every model's clear rate (the ``random`` model's is the
-level's random clear rate, measured to the score's precision rather than make's 32 runs).
+level's random clear rate, measured to the score's precision rather than over the few
+playthroughs of make's filter).
 
 Guarantees:
 
@@ -23,8 +24,9 @@ Drift: ``make`` stored its own measurement with its standard error (``difficulty
 made before the ladder have none, and their score is another quantity: their drift is not
 judged). :attr:`LevelAudit.drift` compares fresh and stored with the standard error of the
 difference, ``hypot(fresh se, stored se)``; ``moved`` is a difference of more than
-:data:`MOVED_SE` of those. The random clear rate's stored value came from ``make``'s 32
-playthroughs, whose error is estimated at the fresh rate.
+:data:`MOVED_SE` of those. The random clear rate's stored value came from
+``metrics.random_clear_runs`` playthroughs of ``make`` (:data:`STORED_RUNS`, its default, for
+levels that do not record it), whose error is estimated at the fresh rate.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from llkgen.game.playout import Playout
 #: (``2 << 20``).
 AUDIT_KEY = 3 << 20
 
-#: How ``make`` measured the stored random clear rate (its default): this many playthroughs.
+#: How many playthroughs a stored random clear rate is taken to come from when its level does
+#: not say (``metrics.random_clear_runs``, written since that key was added): ``make``'s default.
 STORED_RUNS = 32
 
 #: A fresh value "moved" when it differs from the stored one by more than this many standard
@@ -115,7 +118,9 @@ class LevelAudit:
         rate = self.random_clear_rate
         old = self.stored.get("random_clear_rate")
         if isinstance(old, (int, float)):
-            out["random_clear_rate"] = Drift(rate.rate - old, math.hypot(rate.se, _make_rate_se(rate.rate)))
+            runs = self.stored.get("random_clear_runs")
+            runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else STORED_RUNS
+            out["random_clear_rate"] = Drift(rate.rate - old, math.hypot(rate.se, _make_rate_se(rate.rate, runs)))
         old, old_se = self.stored.get("difficulty"), self.stored.get("difficulty_se")
         if isinstance(old, (int, float)) and isinstance(old_se, (int, float)):
             out["difficulty"] = Drift(self.difficulty.score - old, math.hypot(self.difficulty.se, old_se))
@@ -148,9 +153,10 @@ class LevelAudit:
         }
 
 
-def _make_rate_se(rate: float) -> float:
-    """The standard error a ``make`` measurement of the random clear rate has, at ``rate``."""
-    return standard_error(round(rate * STORED_RUNS), STORED_RUNS)
+def _make_rate_se(rate: float, runs: int) -> float:
+    """The standard error a ``make`` measurement of the random clear rate over ``runs``
+    playthroughs has, at ``rate``."""
+    return standard_error(round(rate * runs), runs)
 
 
 def regrade(level: Level, seed: int, *, precision: float = PRECISION, max_runs: int = MAX_RUNS,
@@ -164,8 +170,8 @@ def regrade(level: Level, seed: int, *, precision: float = PRECISION, max_runs: 
     play = Playout(board, rules)
     d = measure(play, rules, lseed, precision=precision, max_runs=max_runs, deadline=deadline)
     metrics = level.extra.get("metrics")
-    stored = ({k: metrics[k] for k in ("difficulty", "difficulty_se", "random_clear_rate", "initial_moves")
-               if k in metrics} if isinstance(metrics, dict) else {})
+    stored = ({k: metrics[k] for k in ("difficulty", "difficulty_se", "random_clear_rate", "random_clear_runs",
+                                       "initial_moves") if k in metrics} if isinstance(metrics, dict) else {})
     players = level.extra.get("players")
     if isinstance(players, dict) and isinstance(players.get("tier"), str):
         stored["tier"] = players["tier"]

@@ -271,6 +271,7 @@ class _Attempts:
             self.tally.reject("random_clear_rate")
             return "random_clear_rate"
         c.metrics["random_clear_rate"] = rate
+        c.metrics["random_clear_runs"] = self.spec.difficulty.playthroughs  # its error, for llkgen grade
         return None
 
     def certify(self) -> str | None:
