@@ -364,3 +364,26 @@ def test_seconds_come_first_in_a_budget():
     assert verify(board, rules, Budget(nodes=10, seconds=30)).proof == {"budget": "nodes"}
     free = verify(board, rules, Budget(seconds=30))
     assert free.status == "unsolvable" and free.stats["nodes"] > 10
+
+
+def test_advice_given_seconds_alone_keeps_a_node_limit_per_verification(monkeypatch):
+    """``hint``, ``classify_moves`` and ``reshuffle`` spend ``budget.seconds`` on the whole call;
+    a budget of seconds alone still gives each verification the default node limit, so one
+    hard verification cannot take all of them."""
+    import llkgen.analysis.advice as advice
+
+    seen: list[Budget] = []
+    real = advice.verify
+
+    def spy(board, rules, budget, **kw):
+        seen.append(budget)
+        return real(board, rules, budget, **kw)
+
+    monkeypatch.setattr(advice, "verify", spy)
+    board, rules = Board.from_grid([[1, 2, 2, 1], [3, 3, 4, 4]]), Rules()
+    advice.hint(board, rules, Budget(seconds=30))
+    advice.classify_moves(board, rules, Budget(seconds=30))
+    assert seen and {b.nodes for b in seen} == {DEFAULT_NODES}
+    seen.clear()
+    advice.hint(board, rules, Budget(nodes=7, seconds=30))
+    assert {b.nodes for b in seen} == {7}

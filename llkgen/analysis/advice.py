@@ -24,6 +24,9 @@ What makes labelling every move cheap (:class:`Labeller`):
 
 ``budget.nodes`` is the node budget of *each* verification, so a whole classification costs
 at most ``(moves + 1) x budget.nodes`` search nodes, and node budgets keep it deterministic.
+A budget of seconds alone (``Budget(seconds=S)``, which has no node limit) gives each
+verification :data:`~llkgen.verifier.verdict.DEFAULT_NODES`: its seconds bound the whole call,
+and one hard verification should not take all of them.
 ``budget.seconds`` (or a ``deadline``) is a wall-clock limit for the *whole* call of
 :func:`classify_moves`, :func:`hint` or :func:`reshuffle`: the deadline is checked between
 verifications, each verification gets only the time left (so it stops at the deadline too), and
@@ -47,7 +50,7 @@ from llkgen.game.gravity import apply_gravity
 from llkgen.game.path import Move, removable_pairs
 from llkgen.game.referee import Table, play, replay
 from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, Verdict, WitnessRejected, verify
-from llkgen.verifier.verdict import ADVICE_NODES, UNKNOWN, OutOfBudget, Status
+from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, UNKNOWN, OutOfBudget, Status
 
 __all__ = ["SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
            "classify_moves", "hint", "reshuffle", "ADVICE_BUDGET"]
@@ -151,6 +154,12 @@ def _within(budget: Budget, deadline: float | None) -> Budget:
     if deadline is None:
         return budget
     return Budget(nodes=budget.nodes, seconds=max(0.0, deadline - time.perf_counter()))
+
+
+def _each(budget: Budget) -> Budget:
+    """The node budget of each verification of a call given ``budget`` (module docstring)."""
+    alone = budget.nodes is None and budget.seconds is not None
+    return Budget(nodes=DEFAULT_NODES if alone else budget.nodes)
 
 
 #: The proof of a label or hint the time budget left undecided, as the verifier words it.
@@ -399,7 +408,7 @@ def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *
     ``deadline`` (a ``time.perf_counter()`` value) the whole call (see the module docstring).
     Arguments are trusted: programs call :func:`llkgen.api.classify_moves`, which checks them."""
     deadline = whole_call_deadline(budget, deadline)
-    each = Budget(nodes=budget.nodes)  # the time is the deadline's, handed out by _within
+    each = _each(budget)  # the time is the deadline's, handed out by _within
     moves = removable_pairs(board, rules)
     if not moves:
         return []
@@ -443,7 +452,7 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline
     if board.is_cleared():
         return Hint(SOLVABLE, None, [], None, "the board has no tiles")
     deadline = whole_call_deadline(budget, deadline)
-    v = verify(board, rules, _within(Budget(nodes=budget.nodes), deadline))
+    v = verify(board, rules, _within(_each(budget), deadline))
     if v.status == UNSOLVABLE:
         return Hint(UNSOLVABLE, None, [], v.proof, f"no move can clear the board: {v.reason}")
     if v.status != SOLVABLE:
@@ -481,7 +490,7 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
     with exit code 4. ``budget.nodes`` bounds each verification. Arguments are trusted:
     programs call :func:`llkgen.api.reshuffle`, which checks them."""
     deadline = whole_call_deadline(budget, deadline)
-    each = Budget(nodes=budget.nodes)
+    each = _each(budget)
     start = apply_gravity(board, rules.gravity)
     if start.is_cleared():
         return Reshuffled(start, [], 0, seed)
