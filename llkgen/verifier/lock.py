@@ -43,6 +43,7 @@ partner, which makes the test stronger while staying sound for that branch.
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from llkgen.game.board import Gravity
@@ -52,6 +53,39 @@ from llkgen.verifier.verdict import OutOfBudget
 #: One deletion: the tile, the partner whose cell it linked to, and the cells strictly inside
 #: that path as a bitmask over padded indices (0 for neighbours).
 Step = tuple[int, int, int]
+
+
+def interior(cols: Sequence[int], w: int, p: int, q: int, across: bool, k: int) -> int:
+    """The cells strictly inside the path from ``p`` to ``q`` whose middle segment is column
+    ``k`` (``across``: ``p -> (rp, k) -> (rq, k) -> q``) or row ``k`` (``p -> (k, cp) -> (k, cq)
+    -> q``), as a bitmask over padded indices; ``cols`` is :func:`column_masks` of the grid."""
+    rp, cp = divmod(p, w)
+    rq, cq = divmod(q, w)
+    if across:
+        lo, hi = (rp, rq) if rp < rq else (rq, rp)
+        inside = (((2 << abs(cp - k)) - 1) << (rp * w + min(cp, k))
+                  | ((2 << abs(cq - k)) - 1) << (rq * w + min(cq, k))
+                  | cols[k] & ((1 << (hi * w + w)) - (1 << (lo * w))))
+    else:
+        lo, hi = (cp, cq) if cp < cq else (cq, cp)
+        inside = (cols[cp] & ((1 << (max(rp, k) * w + w)) - (1 << (min(rp, k) * w)))
+                  | cols[cq] & ((1 << (max(rq, k) * w + w)) - (1 << (min(rq, k) * w)))
+                  | ((2 << (hi - lo)) - 1) << (k * w + lo))
+    return inside & ~((1 << p) | (1 << q))
+
+
+#: How many interiors :func:`path_cache` keeps for one board size before it starts afresh.
+MAX_CACHED_PATHS = 1 << 14
+
+
+@lru_cache(maxsize=4)
+def path_cache(rows: int, cols: int) -> dict[int, int]:
+    """Interiors already built (:func:`interior`) for boards of this size, by
+    :meth:`Relaxation.path_key`. A relaxation finds the same few paths over and over (on the
+    seeded 10x16 and 18x8 boards of ``benchmarks/instructions_bench.py``, 334,000 paths found,
+    10,600 of them distinct), and an interior is a dozen operations on integers of some
+    hundred bits, each a new object, where a look-up is one operation on a small one."""
+    return {}
 
 
 class Relaxation:
@@ -70,6 +104,21 @@ class Relaxation:
         self.pending: list[int] = []
         #: the padded cells of each column, for the path masks (:meth:`path`)
         self.cols = column_masks(self.grid.rows, self.grid.cols)
+        self.paths = path_cache(self.grid.rows, self.grid.cols)
+        self.size = len(self.grid.g)
+        self.span = max(self.grid.w, self.size // self.grid.w)
+
+    def _interior(self, p: int, q: int, across: int, k: int) -> int:
+        """:func:`interior`, through :func:`path_cache`."""
+        key = ((p * self.size + q) * self.span + k) * 2 + across
+        paths = self.paths
+        inside = paths.get(key, -1)
+        if inside < 0:
+            inside = interior(self.cols, self.grid.w, p, q, across == 1, k)
+            if len(paths) >= MAX_CACHED_PATHS:
+                paths.clear()
+            paths[key] = inside
+        return inside
 
     def copy(self) -> "Relaxation":
         self._flush()
@@ -114,33 +163,86 @@ class Relaxation:
         if found is None:
             return None
         across, m = found
-        k = (m & -m).bit_length() - 1  # the middle column (or row) of one such path
-        cols = self.cols
-        if across:  # p -> (rp, k) -> (rq, k) -> q
-            lo, hi = (rp, rq) if rp < rq else (rq, rp)
-            inside = (((2 << abs(cp - k)) - 1) << (rp * w + min(cp, k))
-                      | ((2 << abs(cq - k)) - 1) << (rq * w + min(cq, k))
-                      | cols[k] & ((1 << (hi * w + w)) - (1 << (lo * w))))
-        else:  # p -> (k, cp) -> (k, cq) -> q
-            lo, hi = (cp, cq) if cp < cq else (cq, cp)
-            inside = (cols[cp] & ((1 << (max(rp, k) * w + w)) - (1 << (min(rp, k) * w)))
-                      | cols[cq] & ((1 << (max(rq, k) * w + w)) - (1 << (min(rq, k) * w)))
-                      | ((2 << (hi - lo)) - 1) << (k * w + lo))
-        return inside & ~((1 << p) | (1 << q))
+        return self._interior(p, q, 1 if across else 0, (m & -m).bit_length() - 1)
 
     def _delete(self, p: int, partners: Sequence[int]) -> bool:
         """Delete tile ``p`` if it links to one of ``partners`` (tables flushed). Every 64
-        attempts it reads the clock: on a 64x64 board a single pass can take seconds."""
+        attempts it reads the clock: on a 64x64 board a single pass can take seconds.
+
+        This is :meth:`path` and :meth:`Grid._opened <llkgen.game.grid.Grid._opened>` written
+        out, the relaxation's innermost loop: most tests fail (six in seven on seeded 10x16
+        and 18x8 boards), and a failing test here is a few operations on small integers, with
+        no call, no tuple, and no run computed for an empty partner cell that the tile's own
+        row run cannot meet. Only a found path builds its interior (:func:`interior`)."""
         self.attempts += 1
         if self.deadline is not None and not self.attempts & 63 and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")
+        rg = self.grid
+        g, H, V, R, C = rg.g, rg.H, rg.V, rg.R, rg.C
+        rowbits, colbits, w = rg.rowbits, rg.colbits, rg.w
+        hp, vp, rp, cp = H[p], V[p], R[p], C[p]
         for q in partners:
-            inside = self.path(p, q)
-            if inside is not None:
-                self.grid.g[p] = 0
-                self.grid._opened(p)
-                self.order.append((p, q, inside))
-                return True
+            d = p - q
+            if d == 1 or d == -1 or d == w or d == -w:
+                inside = 0
+            else:
+                rq, cq = R[q], C[q]
+                inside = -1
+                # horizontal-vertical-horizontal: a middle column both ends reach in their
+                # rows, clear in every row between (grid.crossing, written out). The run
+                # through an empty end lies inside its row's passable cells, so those are
+                # tested first and the run is only computed when they meet p's.
+                if g[q]:
+                    m = hp & H[q]
+                else:
+                    m = hp & rowbits[rq]
+                    if m:
+                        m &= run(rowbits[rq], cq)
+                if m:
+                    if rp == rq:
+                        m &= (2 << max(cp, cq)) - (1 << min(cp, cq))
+                        lo = hi = rp
+                    elif rp < rq:
+                        lo, hi = rp + 1, rq
+                    else:
+                        lo, hi = rq + 1, rp
+                    while m and lo < hi:
+                        m &= rowbits[lo]
+                        lo += 1
+                    if m:
+                        inside = self._interior(p, q, 1, (m & -m).bit_length() - 1)
+                if inside < 0:
+                    if g[q]:
+                        m = vp & V[q]
+                    else:
+                        m = vp & colbits[cq]
+                        if m:
+                            m &= run(colbits[cq], rq)
+                    if m:
+                        if cp == cq:
+                            m &= (2 << max(rp, rq)) - (1 << min(rp, rq))
+                            lo = hi = cp
+                        elif cp < cq:
+                            lo, hi = cp + 1, cq
+                        else:
+                            lo, hi = cq + 1, cp
+                        while m and lo < hi:
+                            m &= colbits[lo]
+                            lo += 1
+                        if m:
+                            inside = self._interior(p, q, 0, (m & -m).bit_length() - 1)
+                    if inside < 0:
+                        continue
+            g[p] = 0
+            rowbits[rp] |= 1 << cp
+            colbits[cp] |= 1 << rp
+            base = p - cp
+            H[base + (hp & -hp).bit_length() - 2] |= hp
+            H[base + hp.bit_length()] |= hp
+            V[((vp & -vp).bit_length() - 2) * w + cp] |= vp
+            V[vp.bit_length() * w + cp] |= vp
+            self.order.append((p, q, inside))
+            return True
         return False
 
     def replay(self, hint: Sequence[Step], alive: Sequence[int],
