@@ -44,15 +44,25 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
-from typing import Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from llkgen.game.board import Gravity
 from llkgen.game.grid import Grid, column_masks, crossing, run
 from llkgen.verifier.verdict import OutOfBudget
 
 #: One deletion: the tile, the partner whose cell it linked to, and the cells strictly inside
-#: that path as a bitmask over padded indices (0 for neighbours).
+#: that path as a bitmask over padded indices (0 for neighbours). A step is built once, when
+#: its path is found, and the same object is then passed down as a hint from node to node: the
+#: loops that replay hints hold steps as plain objects (typed ``Any``), because the compiled
+#: core unpacks a ``tuple[int, int, int]`` into machine integers and would build a new tuple,
+#: and new integer objects for its positions, every time it stored the step again.
 Step = tuple[int, int, int]
+
+#: For each padded position, the tiles a tile there may pair with (empty for any other cell):
+#: a list indexed by position, which the compiled core reads without building an integer
+#: object for the key, as a dict look-up would.
+PartnerTable = list[Sequence[int]]
+NO_PARTNERS: Sequence[int] = ()
 
 
 def interior(cols: Sequence[int], w: int, p: int, q: int, across: bool, k: int) -> int:
@@ -245,8 +255,7 @@ class Relaxation:
             return True
         return False
 
-    def replay(self, hint: Sequence[Step], alive: Sequence[int],
-               partners: Mapping[int, Sequence[int]]) -> list[int]:
+    def replay(self, hint: Sequence[Step], alive: Sequence[int], partners: PartnerTable) -> list[int]:
         """Delete tiles of ``alive`` following ``hint``, an earlier deletion order on a board
         with a subset of this board's empty cells and partner lists that may have allowed
         more. Returns the tiles of the hint it could not delete, in hint order, at a fixpoint:
@@ -265,17 +274,20 @@ class Relaxation:
         seeded 10x16 boards, testing each step when it came up cost several times the link
         tests."""
         g = self.grid.g
-        live = set(alive)
+        live = _members(len(g), alive)
         pending = self.pending
-        order = self.order
+        # Steps are handled as the objects they are (see Step): appended to this run's order
+        # and to ``waiting`` without being rebuilt.
+        order: list[Any] = self.order
+        steps: Sequence[Any] = hint
         missed = 0
-        waiting: list[Step] = []
-        for step in hint:
-            p, q, inside = step
-            if p not in live or not g[p]:
+        waiting: list[Any] = []
+        for step in steps:
+            p: int = step[0]
+            if not live[p] or not g[p]:
                 continue
-            if q in partners[p]:
-                if not inside & missed:
+            if step[1] in partners[p]:
+                if not missed or not step[2] & missed:
                     g[p] = 0
                     pending.append(p)
                     order.append(step)
@@ -290,10 +302,10 @@ class Relaxation:
         changed = True
         while waiting and changed:
             changed = False
-            keep = []
+            keep: list[Any] = []
             for step in waiting:
-                p, q, inside = step
-                if q >= 0 and not inside & missed:
+                p = step[0]
+                if step[1] >= 0 and not step[2] & missed:
                     g[p] = 0
                     self.grid._opened(p)
                     order.append(step)
@@ -303,9 +315,9 @@ class Relaxation:
                 missed ^= 1 << p
                 changed = True
             waiting = keep
-        return [p for p, _, _ in waiting]
+        return [step[0] for step in waiting]
 
-    def settle(self, tiles: Sequence[int], partners: Mapping[int, Sequence[int]]) -> list[int]:
+    def settle(self, tiles: Sequence[int], partners: PartnerTable) -> list[int]:
         """Delete tiles of ``tiles`` until none more can go; return those left, in order."""
         g = self.grid.g
         remaining = [p for p in tiles if g[p]]
@@ -324,35 +336,62 @@ class Relaxation:
         return remaining
 
 
-def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequence[int]],
+def _members(size: int, tiles: Iterable[int]) -> list[bool]:
+    """Membership of ``tiles`` as a list indexed by padded position."""
+    out = [False] * size
+    for p in tiles:
+        out[p] = True
+    return out
+
+
+def partner_table(size: int, partners: Mapping[int, Sequence[int]]) -> PartnerTable:
+    """``partners`` as a :data:`PartnerTable` over ``size`` padded positions."""
+    table: PartnerTable = [NO_PARTNERS] * size
+    for p, qs in partners.items():
+        table[p] = qs
+    return table
+
+
+def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequence[int]] | PartnerTable,
                  hint: Sequence[Step] = (), order: list[Step] | None = None,
                  deadline: float | None = None) -> list[int]:
     """Positions of the tiles the relaxation cannot delete (an empty list proves nothing).
 
-    ``grid`` is not changed. ``hint`` is an earlier deletion order (see the module docstring);
-    it changes the cost only, never the result. ``order``, if given, receives this run's
-    deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it raises
-    ``OutOfBudget("seconds")``. The relaxation is sound only without gravity, so a ``grid``
-    under gravity raises ``ValueError`` (checked here, once per call, not in the loops)."""
+    ``partners`` gives each tile of ``alive`` the tiles it may pair with: a mapping, or a
+    :data:`PartnerTable`. ``grid`` is not changed. ``hint`` is an earlier deletion order (see
+    the module docstring); it changes the cost only, never the result. ``order``, if given,
+    receives this run's deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it
+    raises ``OutOfBudget("seconds")``. The relaxation is sound only without gravity, so a
+    ``grid`` under gravity raises ``ValueError`` (checked here, once per call, not in the
+    loops)."""
     _need_no_gravity(grid)
+    table = partners if isinstance(partners, list) else partner_table(len(grid.g), partners)
     if hint:
-        live = set(alive)
-        if all(q in partners[p] for p, q, _ in hint if p in live):
+        live = _members(len(grid.g), alive)
+        steps: Sequence[Any] = hint  # as objects: see Step
+        for step in steps:
+            p: int = step[0]
+            if live[p] and step[1] not in table[p]:
+                break
+        else:
             # Every step's partner is still allowed, so the whole hint replays (see
             # Relaxation.replay): the common case of a child whose move left every tile's
             # partner alive.
             if order is not None:
-                order.extend(step for step in hint if step[0] in live)
+                out: list[Any] = order
+                for step in steps:
+                    if live[step[0]]:
+                        out.append(step)
             return []
     rel = Relaxation(grid, deadline)
     if hint:
-        stuck = rel.replay(hint, alive, partners)
+        stuck = rel.replay(hint, alive, table)
         rest = [p for p in alive if grid.g[p] and rel.grid.g[p]]
         # The replay left its own tiles at a fixpoint; tiles the hint never saw still need
         # settling, and if any of them goes, the stuck ones get another chance there.
-        left = rel.settle(rest, partners) if len(rest) > len(stuck) else stuck
+        left = rel.settle(rest, table) if len(rest) > len(stuck) else stuck
     else:
-        left = rel.settle(alive, partners)
+        left = rel.settle(alive, table)
     if order is not None:
         order.extend(rel.order)
     return left
