@@ -53,16 +53,19 @@ from llkgen.verifier.verdict import OutOfBudget
 #: One deletion: the tile, the partner whose cell it linked to, and the cells strictly inside
 #: that path as a bitmask over padded indices (0 for neighbours). A step is built once, when
 #: its path is found, and the same object is then passed down as a hint from node to node: the
-#: loops that replay hints hold steps as plain objects (typed ``Any``), because the compiled
-#: core unpacks a ``tuple[int, int, int]`` into machine integers and would build a new tuple,
-#: and new integer objects for its positions, every time it stored the step again.
+#: loops that replay hints hold steps as :data:`StepObject`, a tuple object, because the
+#: compiled core unpacks a ``tuple[int, int, int]`` into machine integers and would build a new
+#: tuple, and new integer objects for its positions, every time it stored the step again.
 Step = tuple[int, int, int]
+#: A step as those loops hold it.
+StepObject = tuple[int, ...]
 
 #: For each padded position, the tiles a tile there may pair with (empty for any other cell):
 #: a list indexed by position, which the compiled core reads without building an integer
 #: object for the key, as a dict look-up would.
-PartnerTable = list[Sequence[int]]
-NO_PARTNERS: Sequence[int] = ()
+PartnerTable = list[list[int]]
+#: The entry of a cell without partners (shared: never changed).
+NO_PARTNERS: list[int] = []
 
 
 def interior(cols: Sequence[int], w: int, p: int, q: int, across: bool, k: int) -> int:
@@ -138,21 +141,26 @@ class Relaxation:
 
     def _flush(self) -> None:
         """Apply the pending deletions to the run tables (:meth:`Grid._opened` written out:
-        a replay may flush a hundred cells at once)."""
+        a replay may flush a hundred cells at once). Table entries are updated as ``t[i] =
+        t[i] | m``, never ``t[i] |= m``: the compiled core does the second with boxed
+        integers and Python's generic operator."""
         rg = self.grid
         R, C, H, V, w = rg.R, rg.C, rg.H, rg.V, rg.w
         rowbits, colbits = rg.rowbits, rg.colbits
         for p in self.pending:
             r, c = R[p], C[p]
-            rowbits[r] |= 1 << c
-            colbits[c] |= 1 << r
+            rowbits[r] = rowbits[r] | 1 << c
+            colbits[c] = colbits[c] | 1 << r
             m = H[p]
-            base = p - c
-            H[base + (m & -m).bit_length() - 2] |= m
-            H[base + m.bit_length()] |= m
+            lo = p - c + (m & -m).bit_length() - 2
+            hi = p - c + m.bit_length()
+            H[lo] = H[lo] | m
+            H[hi] = H[hi] | m
             m = V[p]
-            V[((m & -m).bit_length() - 2) * w + c] |= m
-            V[m.bit_length() * w + c] |= m
+            lo = ((m & -m).bit_length() - 2) * w + c
+            hi = m.bit_length() * w + c
+            V[lo] = V[lo] | m
+            V[hi] = V[hi] | m
         self.pending.clear()
 
     def path(self, p: int, q: int) -> int | None:
@@ -175,7 +183,7 @@ class Relaxation:
         across, m = found
         return self._interior(p, q, 1 if across else 0, (m & -m).bit_length() - 1)
 
-    def _delete(self, p: int, partners: Sequence[int]) -> bool:
+    def _delete(self, p: int, partners: list[int]) -> bool:
         """Delete tile ``p`` if it links to one of ``partners`` (tables flushed). Every 64
         attempts it reads the clock: on a 64x64 board a single pass can take seconds.
 
@@ -244,13 +252,16 @@ class Relaxation:
                     if inside < 0:
                         continue
             g[p] = 0
-            rowbits[rp] |= 1 << cp
-            colbits[cp] |= 1 << rp
-            base = p - cp
-            H[base + (hp & -hp).bit_length() - 2] |= hp
-            H[base + hp.bit_length()] |= hp
-            V[((vp & -vp).bit_length() - 2) * w + cp] |= vp
-            V[vp.bit_length() * w + cp] |= vp
+            rowbits[rp] = rowbits[rp] | 1 << cp
+            colbits[cp] = colbits[cp] | 1 << rp
+            lo = p - cp + (hp & -hp).bit_length() - 2
+            hi = p - cp + hp.bit_length()
+            H[lo] = H[lo] | hp
+            H[hi] = H[hi] | hp
+            lo = ((vp & -vp).bit_length() - 2) * w + cp
+            hi = vp.bit_length() * w + cp
+            V[lo] = V[lo] | vp
+            V[hi] = V[hi] | vp
             self.order.append((p, q, inside))
             return True
         return False
@@ -274,44 +285,39 @@ class Relaxation:
         seeded 10x16 boards, testing each step when it came up cost several times the link
         tests."""
         g = self.grid.g
-        live = _members(len(g), alive)
+        taken, waiting, missed = _first_pass(hint, _members(len(g), alive), g, partners)
         pending = self.pending
-        # Steps are handled as the objects they are (see Step): appended to this run's order
-        # and to ``waiting`` without being rebuilt.
         order: list[Any] = self.order
-        steps: Sequence[Any] = hint
-        missed = 0
-        waiting: list[Any] = []
-        for step in steps:
-            p: int = step[0]
-            if not live[p] or not g[p]:
-                continue
-            if step[1] in partners[p]:
-                if not missed or not step[2] & missed:
-                    g[p] = 0
-                    pending.append(p)
-                    order.append(step)
-                    continue
-            else:
-                step = (p, -1, 0)  # no recorded path for its new partners
-            waiting.append(step)
-            missed |= 1 << p
+        for step in taken:
+            p = step[0]
+            g[p] = 0
+            pending.append(p)
+            order.append(step)
+        return self._unwind(waiting, missed, partners)
+
+    def _unwind(self, waiting: list[StepObject], missed: int, partners: PartnerTable) -> list[int]:
+        """The deferred steps of :meth:`replay`, on the board its first pass left (``missed``:
+        their tiles), pass after pass until none more goes; returns their tiles left."""
         if not waiting:
             return []
         self._flush()
+        g = self.grid.g
+        order: list[Any] = self.order
         changed = True
         while waiting and changed:
             changed = False
-            keep: list[Any] = []
+            keep: list[StepObject] = []
             for step in waiting:
                 p = step[0]
                 if step[1] >= 0 and not step[2] & missed:
                     g[p] = 0
                     self.grid._opened(p)
                     order.append(step)
-                elif not self._delete(p, partners[p]):
-                    keep.append(step)
-                    continue
+                else:
+                    qs = partners[p]
+                    if not qs or not self._delete(p, qs):
+                        keep.append(step)
+                        continue
                 missed ^= 1 << p
                 changed = True
             waiting = keep
@@ -344,11 +350,34 @@ def _members(size: int, tiles: Iterable[int]) -> list[bool]:
     return out
 
 
+def _first_pass(hint: Sequence[StepObject], live: list[bool], g: list[int],
+                partners: PartnerTable) -> tuple[list[StepObject], list[StepObject], int]:
+    """The first pass of :meth:`Relaxation.replay` over a board ``g`` (not changed): the steps
+    of live tiles on ``g`` it takes as recorded, the steps it defers (a re-partnered tile's
+    with partner -1), and the deferred tiles as a bitmask."""
+    taken: list[StepObject] = []
+    waiting: list[StepObject] = []
+    missed = 0
+    for step in hint:
+        p = step[0]
+        if not live[p] or not g[p]:
+            continue
+        if step[1] in partners[p]:
+            if not missed or not step[2] & missed:
+                taken.append(step)
+                continue
+        else:
+            step = (p, -1, 0)  # no recorded path for its new partners
+        waiting.append(step)
+        missed |= 1 << p
+    return taken, waiting, missed
+
+
 def partner_table(size: int, partners: Mapping[int, Sequence[int]]) -> PartnerTable:
     """``partners`` as a :data:`PartnerTable` over ``size`` padded positions."""
     table: PartnerTable = [NO_PARTNERS] * size
     for p, qs in partners.items():
-        table[p] = qs
+        table[p] = list(qs)
     return table
 
 
@@ -368,7 +397,7 @@ def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequen
     table = partners if isinstance(partners, list) else partner_table(len(grid.g), partners)
     if hint:
         live = _members(len(grid.g), alive)
-        steps: Sequence[Any] = hint  # as objects: see Step
+        steps: Sequence[StepObject] = hint  # as objects: see Step
         for step in steps:
             p: int = step[0]
             if live[p] and step[1] not in table[p]:

@@ -338,8 +338,8 @@ class PairingSearch:
                         held_left = held.settle(rest, partners)
                 rel = held.copy()
                 for a, b in pairing:
-                    partners[a] = (b,)
-                    partners[b] = (a,)
+                    partners[a] = [b]
+                    partners[b] = [a]
                 dead = bool(rel.settle(held_left, partners))
                 for p, qs in zip(tiles, saved):
                     partners[p] = qs
