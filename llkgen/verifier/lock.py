@@ -183,89 +183,6 @@ class Relaxation:
         across, m = found
         return self._interior(p, q, 1 if across else 0, (m & -m).bit_length() - 1)
 
-    def _delete(self, p: int, partners: list[int]) -> bool:
-        """Delete tile ``p`` if it links to one of ``partners`` (tables flushed). Every 64
-        attempts it reads the clock: on a 64x64 board a single pass can take seconds.
-
-        This is :meth:`path` and :meth:`Grid._opened <llkgen.game.grid.Grid._opened>` written
-        out, the relaxation's innermost loop: most tests fail (six in seven on seeded 10x16
-        and 18x8 boards), and a failing test here is a few operations on small integers, with
-        no call, no tuple, and no run computed for an empty partner cell that the tile's own
-        row run cannot meet. Only a found path builds its interior (:func:`interior`)."""
-        self.attempts += 1
-        if self.deadline is not None and not self.attempts & 63 and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
-        rg = self.grid
-        g, H, V, R, C = rg.g, rg.H, rg.V, rg.R, rg.C
-        rowbits, colbits, w = rg.rowbits, rg.colbits, rg.w
-        hp, vp, rp, cp = H[p], V[p], R[p], C[p]
-        for q in partners:
-            d = p - q
-            if d == 1 or d == -1 or d == w or d == -w:
-                inside = 0
-            else:
-                rq, cq = R[q], C[q]
-                inside = -1
-                # horizontal-vertical-horizontal: a middle column both ends reach in their
-                # rows, clear in every row between (grid.crossing, written out). The run
-                # through an empty end lies inside its row's passable cells, so those are
-                # tested first and the run is only computed when they meet p's.
-                if g[q]:
-                    m = hp & H[q]
-                else:
-                    m = hp & rowbits[rq]
-                    if m:
-                        m &= run(rowbits[rq], cq)
-                if m:
-                    if rp == rq:
-                        m &= (2 << max(cp, cq)) - (1 << min(cp, cq))
-                        lo = hi = rp
-                    elif rp < rq:
-                        lo, hi = rp + 1, rq
-                    else:
-                        lo, hi = rq + 1, rp
-                    while m and lo < hi:
-                        m &= rowbits[lo]
-                        lo += 1
-                    if m:
-                        inside = self._interior(p, q, 1, (m & -m).bit_length() - 1)
-                if inside < 0:
-                    if g[q]:
-                        m = vp & V[q]
-                    else:
-                        m = vp & colbits[cq]
-                        if m:
-                            m &= run(colbits[cq], rq)
-                    if m:
-                        if cp == cq:
-                            m &= (2 << max(rp, rq)) - (1 << min(rp, rq))
-                            lo = hi = cp
-                        elif cp < cq:
-                            lo, hi = cp + 1, cq
-                        else:
-                            lo, hi = cq + 1, cp
-                        while m and lo < hi:
-                            m &= colbits[lo]
-                            lo += 1
-                        if m:
-                            inside = self._interior(p, q, 0, (m & -m).bit_length() - 1)
-                    if inside < 0:
-                        continue
-            g[p] = 0
-            rowbits[rp] = rowbits[rp] | 1 << cp
-            colbits[cp] = colbits[cp] | 1 << rp
-            lo = p - cp + (hp & -hp).bit_length() - 2
-            hi = p - cp + hp.bit_length()
-            H[lo] = H[lo] | hp
-            H[hi] = H[hi] | hp
-            lo = ((vp & -vp).bit_length() - 2) * w + cp
-            hi = vp.bit_length() * w + cp
-            V[lo] = V[lo] | vp
-            V[hi] = V[hi] | vp
-            self.order.append((p, q, inside))
-            return True
-        return False
-
     def replay(self, hint: Sequence[Step], alive: Sequence[int], partners: PartnerTable) -> list[int]:
         """Delete tiles of ``alive`` following ``hint``, an earlier deletion order on a board
         with a subset of this board's empty cells and partner lists that may have allowed
@@ -296,50 +213,129 @@ class Relaxation:
         return self._unwind(waiting, missed, partners)
 
     def _unwind(self, waiting: list[StepObject], missed: int, partners: PartnerTable) -> list[int]:
-        """The deferred steps of :meth:`replay`, on the board its first pass left (``missed``:
-        their tiles), pass after pass until none more goes; returns their tiles left."""
+        """Delete the tiles of ``waiting`` until none more can go; return those left, in
+        order. Each entry is a step: its tile, and the partner and interior it was recorded
+        with, or partner -1. A step whose recorded interior avoids ``missed`` (the tiles of
+        ``waiting`` still here, or 0 when no entry has a recorded path) is taken as recorded
+        (:meth:`replay` says why); every other tile is tested against each of its partners.
+        Every 64 tests it reads the clock: on a 64x64 board a single pass can take seconds.
+
+        The link test is :meth:`path` written out, and the table updates
+        :meth:`Grid._opened <llkgen.game.grid.Grid._opened>`: this is the relaxation's
+        innermost loop. Most tests fail (six in seven on seeded 10x16 and 18x8 boards), and a
+        failing test is a few operations on small integers, with no call and no tuple, and no
+        run computed for an empty partner cell that the tile's own row run cannot meet. Only
+        a found path builds its interior (:meth:`_interior`)."""
         if not waiting:
             return []
         self._flush()
-        g = self.grid.g
+        rg = self.grid
+        g, H, V, R, C = rg.g, rg.H, rg.V, rg.R, rg.C
+        rowbits, colbits, w = rg.rowbits, rg.colbits, rg.w
         order: list[Any] = self.order
+        deadline = self.deadline
+        attempts = self.attempts
         changed = True
         while waiting and changed:
             changed = False
             keep: list[StepObject] = []
             for step in waiting:
                 p = step[0]
+                rp, cp = R[p], C[p]
                 if step[1] >= 0 and not step[2] & missed:
-                    g[p] = 0
-                    self.grid._opened(p)
-                    order.append(step)
+                    found: StepObject | None = step
                 else:
                     qs = partners[p]
-                    if not qs or not self._delete(p, qs):
+                    if not qs:
                         keep.append(step)
                         continue
-                missed ^= 1 << p
+                    attempts += 1
+                    if deadline is not None and not attempts & 63 and time.perf_counter() > deadline:
+                        self.attempts = attempts
+                        raise OutOfBudget("seconds")
+                    hp, vp = H[p], V[p]
+                    found = None
+                    for q in qs:
+                        d = p - q
+                        if d == 1 or d == -1 or d == w or d == -w:
+                            found = (p, q, 0)
+                            break
+                        rq, cq = R[q], C[q]
+                        # horizontal-vertical-horizontal: a middle column both ends reach in
+                        # their rows, clear in every row between (grid.crossing, written
+                        # out). The run through an empty end lies inside its row's passable
+                        # cells, so those are tested first and the run is only computed when
+                        # they meet p's.
+                        if g[q]:
+                            m = hp & H[q]
+                        else:
+                            m = hp & rowbits[rq]
+                            if m:
+                                m &= run(rowbits[rq], cq)
+                        if m:
+                            if rp == rq:
+                                m &= (2 << max(cp, cq)) - (1 << min(cp, cq))
+                                lo = hi = rp
+                            elif rp < rq:
+                                lo, hi = rp + 1, rq
+                            else:
+                                lo, hi = rq + 1, rp
+                            while m and lo < hi:
+                                m &= rowbits[lo]
+                                lo += 1
+                            if m:
+                                found = (p, q, self._interior(p, q, 1, (m & -m).bit_length() - 1))
+                                break
+                        # vertical-horizontal-vertical, the same with columns
+                        if g[q]:
+                            m = vp & V[q]
+                        else:
+                            m = vp & colbits[cq]
+                            if m:
+                                m &= run(colbits[cq], rq)
+                        if m:
+                            if cp == cq:
+                                m &= (2 << max(rp, rq)) - (1 << min(rp, rq))
+                                lo = hi = cp
+                            elif cp < cq:
+                                lo, hi = cp + 1, cq
+                            else:
+                                lo, hi = cq + 1, cp
+                            while m and lo < hi:
+                                m &= colbits[lo]
+                                lo += 1
+                            if m:
+                                found = (p, q, self._interior(p, q, 0, (m & -m).bit_length() - 1))
+                                break
+                    if found is None:
+                        keep.append(step)
+                        continue
+                # delete p: Grid._opened written out (see _flush)
+                g[p] = 0
+                rowbits[rp] = rowbits[rp] | 1 << cp
+                colbits[cp] = colbits[cp] | 1 << rp
+                m = H[p]
+                lo = p - cp + (m & -m).bit_length() - 2
+                hi = p - cp + m.bit_length()
+                H[lo] = H[lo] | m
+                H[hi] = H[hi] | m
+                m = V[p]
+                lo = ((m & -m).bit_length() - 2) * w + cp
+                hi = m.bit_length() * w + cp
+                V[lo] = V[lo] | m
+                V[hi] = V[hi] | m
+                order.append(found)
+                if missed:
+                    missed ^= 1 << p
                 changed = True
             waiting = keep
+        self.attempts = attempts
         return [step[0] for step in waiting]
 
     def settle(self, tiles: Sequence[int], partners: PartnerTable) -> list[int]:
         """Delete tiles of ``tiles`` until none more can go; return those left, in order."""
         g = self.grid.g
-        remaining = [p for p in tiles if g[p]]
-        if remaining:
-            self._flush()
-        changed = True
-        while changed and remaining:
-            changed = False
-            keep = []
-            for p in remaining:
-                if self._delete(p, partners[p]):
-                    changed = True
-                else:
-                    keep.append(p)
-            remaining = keep
-        return remaining
+        return self._unwind([(p, -1, 0) for p in tiles if g[p]], 0, partners)
 
 
 def _members(size: int, tiles: Iterable[int]) -> list[bool]:
