@@ -119,11 +119,11 @@ class Relaxation:
         self.cols = column_masks(self.grid.rows, self.grid.cols)
         self.paths = path_cache(self.grid.rows, self.grid.cols)
         self.size = len(self.grid.g)
-        self.span = max(self.grid.w, self.size // self.grid.w)
+        self.span = 2 * max(self.grid.w, self.size // self.grid.w)
 
     def _interior(self, p: int, q: int, across: int, k: int) -> int:
         """:func:`interior`, through :func:`path_cache`."""
-        key = ((p * self.size + q) * self.span + k) * 2 + across
+        key = (p * self.size + q) * self.span + k * 2 + across
         paths = self.paths
         inside = paths.get(key, -1)
         if inside < 0:
@@ -235,6 +235,7 @@ class Relaxation:
         order: list[Any] = self.order
         deadline = self.deadline
         attempts = self.attempts
+        paths, size, span = self.paths, self.size, self.span
         changed = True
         while waiting and changed:
             changed = False
@@ -264,14 +265,18 @@ class Relaxation:
                         # horizontal-vertical-horizontal: a middle column both ends reach in
                         # their rows, clear in every row between (grid.crossing, written
                         # out). The run through an empty end lies inside its row's passable
-                        # cells, so those are tested first and the run is only computed when
-                        # they meet p's.
-                        if g[q]:
+                        # cells, so those are met with the tile's first, and the run
+                        # (grid.run, written out) only computed when they meet.
+                        tile = g[q]
+                        if tile:
                             m = hp & H[q]
                         else:
-                            m = hp & rowbits[rq]
+                            x = rowbits[rq] | 1 << cq
+                            m = hp & x
                             if m:
-                                m &= run(rowbits[rq], cq)
+                                y = x >> cq
+                                y = (~y & (y + 1)).bit_length() - 1  # the run's cells from cq up
+                                m &= (1 << (cq + y)) - (1 << (~x & ((1 << cq) - 1)).bit_length())
                         if m:
                             if rp == rq:
                                 m &= (2 << max(cp, cq)) - (1 << min(cp, cq))
@@ -284,15 +289,22 @@ class Relaxation:
                                 m &= rowbits[lo]
                                 lo += 1
                             if m:
-                                found = (p, q, self._interior(p, q, 1, (m & -m).bit_length() - 1))
+                                k = ((m & -m).bit_length() - 1) * 2 + 1
+                                inside = paths.get((p * size + q) * span + k, -1)
+                                if inside < 0:
+                                    inside = self._interior(p, q, 1, k >> 1)
+                                found = (p, q, inside)
                                 break
                         # vertical-horizontal-vertical, the same with columns
-                        if g[q]:
+                        if tile:
                             m = vp & V[q]
                         else:
-                            m = vp & colbits[cq]
+                            x = colbits[cq] | 1 << rq
+                            m = vp & x
                             if m:
-                                m &= run(colbits[cq], rq)
+                                y = x >> rq
+                                y = (~y & (y + 1)).bit_length() - 1
+                                m &= (1 << (rq + y)) - (1 << (~x & ((1 << rq) - 1)).bit_length())
                         if m:
                             if cp == cq:
                                 m &= (2 << max(rp, rq)) - (1 << min(rp, rq))
@@ -305,7 +317,11 @@ class Relaxation:
                                 m &= colbits[lo]
                                 lo += 1
                             if m:
-                                found = (p, q, self._interior(p, q, 0, (m & -m).bit_length() - 1))
+                                k = ((m & -m).bit_length() - 1) * 2
+                                inside = paths.get((p * size + q) * span + k, -1)
+                                if inside < 0:
+                                    inside = self._interior(p, q, 0, k >> 1)
+                                found = (p, q, inside)
                                 break
                     if found is None:
                         keep.append(step)
