@@ -370,8 +370,11 @@ def _first_pass(hint: Sequence[StepObject], live: list[bool], g: list[int],
     taken: list[StepObject] = []
     waiting: list[StepObject] = []
     missed = 0
-    for step in hint:
-        p = step[0]
+    # The partner is looked up as the object the step holds (Any): as an int, the compiled
+    # core would build a new integer object for every look-up.
+    steps: Sequence[tuple[Any, ...]] = hint
+    for step in steps:
+        p: int = step[0]
         if not live[p] or not g[p]:
             continue
         if step[1] in partners[p]:
@@ -409,7 +412,7 @@ def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequen
     table = partners if isinstance(partners, list) else partner_table(len(grid.g), partners)
     if hint:
         live = _members(len(grid.g), alive)
-        steps: Sequence[StepObject] = hint  # as objects: see Step
+        steps: Sequence[tuple[Any, ...]] = hint  # as objects: see Step and _first_pass
         for step in steps:
             p: int = step[0]
             if live[p] and step[1] not in table[p]:
