@@ -382,19 +382,27 @@ class Grid:
 
     def _opened(self, p: int) -> None:
         """Cell ``p`` (a tile in the tables) has become passable: its runs merge into
-        ``H[p]`` / ``V[p]``, and the cells bounding them see the merged run."""
+        ``H[p]`` / ``V[p]``, and the cells bounding them see the merged run.
+
+        Table entries are updated as ``t[i] = t[i] | m``, not ``t[i] |= m``: the compiled
+        core does the second with boxed integers and Python's generic operator, the first
+        with machine integers (here and in :meth:`_closed`)."""
         r, c = self.R[p], self.C[p]
-        self.rowbits[r] |= 1 << c
-        self.colbits[c] |= 1 << r
+        rowbits, colbits = self.rowbits, self.colbits
+        rowbits[r] = rowbits[r] | 1 << c
+        colbits[c] = colbits[c] | 1 << r
         H, V = self.H, self.V
         m = H[p]
-        base = p - c
-        H[base + (m & -m).bit_length() - 2] |= m
-        H[base + m.bit_length()] |= m
+        lo = p - c + (m & -m).bit_length() - 2
+        hi = p - c + m.bit_length()
+        H[lo] = H[lo] | m
+        H[hi] = H[hi] | m
         m = V[p]
         w = self.w
-        V[((m & -m).bit_length() - 2) * w + c] |= m
-        V[m.bit_length() * w + c] |= m
+        lo = ((m & -m).bit_length() - 2) * w + c
+        hi = m.bit_length() * w + c
+        V[lo] = V[lo] | m
+        V[hi] = V[hi] | m
 
     def fill(self, p: int, v: int) -> None:
         """Put tile ``v`` on the empty cell ``p`` and update the tables."""
@@ -404,19 +412,23 @@ class Grid:
     def _closed(self, p: int) -> None:
         """Cell ``p`` (passable in the tables) is now occupied: its runs split at ``p``."""
         r, c = self.R[p], self.C[p]
+        rowbits, colbits = self.rowbits, self.colbits
         H, V = self.H, self.V
-        m = run(self.rowbits[r], c)
+        m = run(rowbits[r], c)
         H[p] = m
-        base = p - c
-        H[base + (m & -m).bit_length() - 2] &= (1 << c) - 1
-        H[base + m.bit_length()] &= ~((2 << c) - 1)
-        m = run(self.colbits[c], r)
+        lo = p - c + (m & -m).bit_length() - 2
+        hi = p - c + m.bit_length()
+        H[lo] = H[lo] & ((1 << c) - 1)
+        H[hi] = H[hi] & ~((2 << c) - 1)
+        m = run(colbits[c], r)
         V[p] = m
         w = self.w
-        V[((m & -m).bit_length() - 2) * w + c] &= (1 << r) - 1
-        V[m.bit_length() * w + c] &= ~((2 << r) - 1)
-        self.rowbits[r] &= ~(1 << c)
-        self.colbits[c] &= ~(1 << r)
+        lo = ((m & -m).bit_length() - 2) * w + c
+        hi = m.bit_length() * w + c
+        V[lo] = V[lo] & ((1 << r) - 1)
+        V[hi] = V[hi] & ~((2 << r) - 1)
+        rowbits[r] = rowbits[r] & ~(1 << c)
+        colbits[c] = colbits[c] & ~(1 << r)
 
     def remove(self, p: int, q: int) -> "Fall":
         """Play the pair ``p``, ``q`` (not checked): empty both cells, then let tiles fall.

@@ -43,15 +43,62 @@ partner, which makes the test stronger while staying sound for that branch.
 from __future__ import annotations
 
 import time
-from typing import Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Iterable, Mapping, Sequence
 
 from llkgen.game.board import Gravity
 from llkgen.game.grid import Grid, column_masks, crossing, run
 from llkgen.verifier.verdict import OutOfBudget
 
 #: One deletion: the tile, the partner whose cell it linked to, and the cells strictly inside
-#: that path as a bitmask over padded indices (0 for neighbours).
+#: that path as a bitmask over padded indices (0 for neighbours). A step is built once, when
+#: its path is found, and the same object is then passed down as a hint from node to node: the
+#: loops that replay hints hold steps as :data:`StepObject`, a tuple object, because the
+#: compiled core unpacks a ``tuple[int, int, int]`` into machine integers and would build a new
+#: tuple, and new integer objects for its positions, every time it stored the step again.
 Step = tuple[int, int, int]
+#: A step as those loops hold it.
+StepObject = tuple[int, ...]
+
+#: For each padded position, the tiles a tile there may pair with (empty for any other cell):
+#: a list indexed by position, which the compiled core reads without building an integer
+#: object for the key, as a dict look-up would.
+PartnerTable = list[list[int]]
+#: The entry of a cell without partners (shared: never changed).
+NO_PARTNERS: list[int] = []
+
+
+def interior(cols: Sequence[int], w: int, p: int, q: int, across: bool, k: int) -> int:
+    """The cells strictly inside the path from ``p`` to ``q`` whose middle segment is column
+    ``k`` (``across``: ``p -> (rp, k) -> (rq, k) -> q``) or row ``k`` (``p -> (k, cp) -> (k, cq)
+    -> q``), as a bitmask over padded indices; ``cols`` is :func:`column_masks` of the grid."""
+    rp, cp = divmod(p, w)
+    rq, cq = divmod(q, w)
+    if across:
+        lo, hi = (rp, rq) if rp < rq else (rq, rp)
+        inside = (((2 << abs(cp - k)) - 1) << (rp * w + min(cp, k))
+                  | ((2 << abs(cq - k)) - 1) << (rq * w + min(cq, k))
+                  | cols[k] & ((1 << (hi * w + w)) - (1 << (lo * w))))
+    else:
+        lo, hi = (cp, cq) if cp < cq else (cq, cp)
+        inside = (cols[cp] & ((1 << (max(rp, k) * w + w)) - (1 << (min(rp, k) * w)))
+                  | cols[cq] & ((1 << (max(rq, k) * w + w)) - (1 << (min(rq, k) * w)))
+                  | ((2 << (hi - lo)) - 1) << (k * w + lo))
+    return inside & ~((1 << p) | (1 << q))
+
+
+#: How many interiors :func:`path_cache` keeps for one board size before it starts afresh.
+MAX_CACHED_PATHS = 1 << 14
+
+
+@lru_cache(maxsize=4)
+def path_cache(rows: int, cols: int) -> dict[int, int]:
+    """Interiors already built (:func:`interior`) for boards of this size, by
+    :meth:`Relaxation.path_key`. A relaxation finds the same few paths over and over (on the
+    seeded 10x16 and 18x8 boards of ``benchmarks/instructions_bench.py``, 334,000 paths found,
+    10,600 of them distinct), and an interior is a dozen operations on integers of some
+    hundred bits, each a new object, where a look-up is one operation on a small one."""
+    return {}
 
 
 class Relaxation:
@@ -70,6 +117,21 @@ class Relaxation:
         self.pending: list[int] = []
         #: the padded cells of each column, for the path masks (:meth:`path`)
         self.cols = column_masks(self.grid.rows, self.grid.cols)
+        self.paths = path_cache(self.grid.rows, self.grid.cols)
+        self.size = len(self.grid.g)
+        self.span = 2 * max(self.grid.w, self.size // self.grid.w)
+
+    def _interior(self, p: int, q: int, across: int, k: int) -> int:
+        """:func:`interior`, through :func:`path_cache`."""
+        key = (p * self.size + q) * self.span + k * 2 + across
+        paths = self.paths
+        inside = paths.get(key, -1)
+        if inside < 0:
+            inside = interior(self.cols, self.grid.w, p, q, across == 1, k)
+            if len(paths) >= MAX_CACHED_PATHS:
+                paths.clear()
+            paths[key] = inside
+        return inside
 
     def copy(self) -> "Relaxation":
         self._flush()
@@ -79,21 +141,26 @@ class Relaxation:
 
     def _flush(self) -> None:
         """Apply the pending deletions to the run tables (:meth:`Grid._opened` written out:
-        a replay may flush a hundred cells at once)."""
+        a replay may flush a hundred cells at once). Table entries are updated as ``t[i] =
+        t[i] | m``, never ``t[i] |= m``: the compiled core does the second with boxed
+        integers and Python's generic operator."""
         rg = self.grid
         R, C, H, V, w = rg.R, rg.C, rg.H, rg.V, rg.w
         rowbits, colbits = rg.rowbits, rg.colbits
         for p in self.pending:
             r, c = R[p], C[p]
-            rowbits[r] |= 1 << c
-            colbits[c] |= 1 << r
+            rowbits[r] = rowbits[r] | 1 << c
+            colbits[c] = colbits[c] | 1 << r
             m = H[p]
-            base = p - c
-            H[base + (m & -m).bit_length() - 2] |= m
-            H[base + m.bit_length()] |= m
+            lo = p - c + (m & -m).bit_length() - 2
+            hi = p - c + m.bit_length()
+            H[lo] = H[lo] | m
+            H[hi] = H[hi] | m
             m = V[p]
-            V[((m & -m).bit_length() - 2) * w + c] |= m
-            V[m.bit_length() * w + c] |= m
+            lo = ((m & -m).bit_length() - 2) * w + c
+            hi = m.bit_length() * w + c
+            V[lo] = V[lo] | m
+            V[hi] = V[hi] | m
         self.pending.clear()
 
     def path(self, p: int, q: int) -> int | None:
@@ -114,37 +181,9 @@ class Relaxation:
         if found is None:
             return None
         across, m = found
-        k = (m & -m).bit_length() - 1  # the middle column (or row) of one such path
-        cols = self.cols
-        if across:  # p -> (rp, k) -> (rq, k) -> q
-            lo, hi = (rp, rq) if rp < rq else (rq, rp)
-            inside = (((2 << abs(cp - k)) - 1) << (rp * w + min(cp, k))
-                      | ((2 << abs(cq - k)) - 1) << (rq * w + min(cq, k))
-                      | cols[k] & ((1 << (hi * w + w)) - (1 << (lo * w))))
-        else:  # p -> (k, cp) -> (k, cq) -> q
-            lo, hi = (cp, cq) if cp < cq else (cq, cp)
-            inside = (cols[cp] & ((1 << (max(rp, k) * w + w)) - (1 << (min(rp, k) * w)))
-                      | cols[cq] & ((1 << (max(rq, k) * w + w)) - (1 << (min(rq, k) * w)))
-                      | ((2 << (hi - lo)) - 1) << (k * w + lo))
-        return inside & ~((1 << p) | (1 << q))
+        return self._interior(p, q, 1 if across else 0, (m & -m).bit_length() - 1)
 
-    def _delete(self, p: int, partners: Sequence[int]) -> bool:
-        """Delete tile ``p`` if it links to one of ``partners`` (tables flushed). Every 64
-        attempts it reads the clock: on a 64x64 board a single pass can take seconds."""
-        self.attempts += 1
-        if self.deadline is not None and not self.attempts & 63 and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
-        for q in partners:
-            inside = self.path(p, q)
-            if inside is not None:
-                self.grid.g[p] = 0
-                self.grid._opened(p)
-                self.order.append((p, q, inside))
-                return True
-        return False
-
-    def replay(self, hint: Sequence[Step], alive: Sequence[int],
-               partners: Mapping[int, Sequence[int]]) -> list[int]:
+    def replay(self, hint: Sequence[Step], alive: Sequence[int], partners: PartnerTable) -> list[int]:
         """Delete tiles of ``alive`` following ``hint``, an earlier deletion order on a board
         with a subset of this board's empty cells and partner lists that may have allowed
         more. Returns the tiles of the hint it could not delete, in hint order, at a fixpoint:
@@ -163,94 +202,240 @@ class Relaxation:
         seeded 10x16 boards, testing each step when it came up cost several times the link
         tests."""
         g = self.grid.g
-        live = set(alive)
+        taken, waiting, missed = _first_pass(hint, _members(len(g), alive), g, partners)
         pending = self.pending
-        order = self.order
-        missed = 0
-        waiting: list[Step] = []
-        for step in hint:
-            p, q, inside = step
-            if p not in live or not g[p]:
-                continue
-            if q in partners[p]:
-                if not inside & missed:
-                    g[p] = 0
-                    pending.append(p)
-                    order.append(step)
-                    continue
-            else:
-                step = (p, -1, 0)  # no recorded path for its new partners
-            waiting.append(step)
-            missed |= 1 << p
+        order: list[Any] = self.order
+        for step in taken:
+            p = step[0]
+            g[p] = 0
+            pending.append(p)
+            order.append(step)
+        return self._unwind(waiting, missed, partners)
+
+    def _unwind(self, waiting: list[StepObject], missed: int, partners: PartnerTable) -> list[int]:
+        """Delete the tiles of ``waiting`` until none more can go; return those left, in
+        order. Each entry is a step: its tile, and the partner and interior it was recorded
+        with, or partner -1. A step whose recorded interior avoids ``missed`` (the tiles of
+        ``waiting`` still here, or 0 when no entry has a recorded path) is taken as recorded
+        (:meth:`replay` says why); every other tile is tested against each of its partners.
+        Every 64 tests it reads the clock: on a 64x64 board a single pass can take seconds.
+
+        The link test is :meth:`path` written out, and the table updates
+        :meth:`Grid._opened <llkgen.game.grid.Grid._opened>`: this is the relaxation's
+        innermost loop. Most tests fail (six in seven on seeded 10x16 and 18x8 boards), and a
+        failing test is a few operations on small integers, with no call and no tuple, and no
+        run computed for an empty partner cell that the tile's own row run cannot meet. Only
+        a found path builds its interior (:meth:`_interior`)."""
         if not waiting:
             return []
         self._flush()
+        rg = self.grid
+        g, H, V, R, C = rg.g, rg.H, rg.V, rg.R, rg.C
+        rowbits, colbits, w = rg.rowbits, rg.colbits, rg.w
+        order: list[Any] = self.order
+        deadline = self.deadline
+        attempts = self.attempts
+        paths, size, span = self.paths, self.size, self.span
         changed = True
         while waiting and changed:
             changed = False
-            keep = []
+            keep: list[StepObject] = []
             for step in waiting:
-                p, q, inside = step
-                if q >= 0 and not inside & missed:
-                    g[p] = 0
-                    self.grid._opened(p)
-                    order.append(step)
-                elif not self._delete(p, partners[p]):
-                    keep.append(step)
-                    continue
-                missed ^= 1 << p
+                p = step[0]
+                rp, cp = R[p], C[p]
+                if step[1] >= 0 and not step[2] & missed:
+                    found: StepObject | None = step
+                else:
+                    qs = partners[p]
+                    if not qs:
+                        keep.append(step)
+                        continue
+                    attempts += 1
+                    if deadline is not None and not attempts & 63 and time.perf_counter() > deadline:
+                        self.attempts = attempts
+                        raise OutOfBudget("seconds")
+                    hp, vp = H[p], V[p]
+                    found = None
+                    for q in qs:
+                        d = p - q
+                        if d == 1 or d == -1 or d == w or d == -w:
+                            found = (p, q, 0)
+                            break
+                        rq, cq = R[q], C[q]
+                        # horizontal-vertical-horizontal: a middle column both ends reach in
+                        # their rows, clear in every row between (grid.crossing, written
+                        # out). The run through an empty end lies inside its row's passable
+                        # cells, so those are met with the tile's first, and the run
+                        # (grid.run, written out) only computed when they meet.
+                        tile = g[q]
+                        if tile:
+                            m = hp & H[q]
+                        else:
+                            x = rowbits[rq] | 1 << cq
+                            m = hp & x
+                            if m:
+                                y = x >> cq
+                                y = (~y & (y + 1)).bit_length() - 1  # the run's cells from cq up
+                                m &= (1 << (cq + y)) - (1 << (~x & ((1 << cq) - 1)).bit_length())
+                        if m:
+                            if rp == rq:
+                                m &= (2 << max(cp, cq)) - (1 << min(cp, cq))
+                                lo = hi = rp
+                            elif rp < rq:
+                                lo, hi = rp + 1, rq
+                            else:
+                                lo, hi = rq + 1, rp
+                            while m and lo < hi:
+                                m &= rowbits[lo]
+                                lo += 1
+                            if m:
+                                k = ((m & -m).bit_length() - 1) * 2 + 1
+                                inside = paths.get((p * size + q) * span + k, -1)
+                                if inside < 0:
+                                    inside = self._interior(p, q, 1, k >> 1)
+                                found = (p, q, inside)
+                                break
+                        # vertical-horizontal-vertical, the same with columns
+                        if tile:
+                            m = vp & V[q]
+                        else:
+                            x = colbits[cq] | 1 << rq
+                            m = vp & x
+                            if m:
+                                y = x >> rq
+                                y = (~y & (y + 1)).bit_length() - 1
+                                m &= (1 << (rq + y)) - (1 << (~x & ((1 << rq) - 1)).bit_length())
+                        if m:
+                            if cp == cq:
+                                m &= (2 << max(rp, rq)) - (1 << min(rp, rq))
+                                lo = hi = cp
+                            elif cp < cq:
+                                lo, hi = cp + 1, cq
+                            else:
+                                lo, hi = cq + 1, cp
+                            while m and lo < hi:
+                                m &= colbits[lo]
+                                lo += 1
+                            if m:
+                                k = ((m & -m).bit_length() - 1) * 2
+                                inside = paths.get((p * size + q) * span + k, -1)
+                                if inside < 0:
+                                    inside = self._interior(p, q, 0, k >> 1)
+                                found = (p, q, inside)
+                                break
+                    if found is None:
+                        keep.append(step)
+                        continue
+                # delete p: Grid._opened written out (see _flush)
+                g[p] = 0
+                rowbits[rp] = rowbits[rp] | 1 << cp
+                colbits[cp] = colbits[cp] | 1 << rp
+                m = H[p]
+                lo = p - cp + (m & -m).bit_length() - 2
+                hi = p - cp + m.bit_length()
+                H[lo] = H[lo] | m
+                H[hi] = H[hi] | m
+                m = V[p]
+                lo = ((m & -m).bit_length() - 2) * w + cp
+                hi = m.bit_length() * w + cp
+                V[lo] = V[lo] | m
+                V[hi] = V[hi] | m
+                order.append(found)
+                if missed:
+                    missed ^= 1 << p
                 changed = True
             waiting = keep
-        return [p for p, _, _ in waiting]
+        self.attempts = attempts
+        return [step[0] for step in waiting]
 
-    def settle(self, tiles: Sequence[int], partners: Mapping[int, Sequence[int]]) -> list[int]:
+    def settle(self, tiles: Sequence[int], partners: PartnerTable) -> list[int]:
         """Delete tiles of ``tiles`` until none more can go; return those left, in order."""
         g = self.grid.g
-        remaining = [p for p in tiles if g[p]]
-        if remaining:
-            self._flush()
-        changed = True
-        while changed and remaining:
-            changed = False
-            keep = []
-            for p in remaining:
-                if self._delete(p, partners[p]):
-                    changed = True
-                else:
-                    keep.append(p)
-            remaining = keep
-        return remaining
+        return self._unwind([(p, -1, 0) for p in tiles if g[p]], 0, partners)
 
 
-def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequence[int]],
+def _members(size: int, tiles: Iterable[int]) -> list[bool]:
+    """Membership of ``tiles`` as a list indexed by padded position."""
+    out = [False] * size
+    for p in tiles:
+        out[p] = True
+    return out
+
+
+def _first_pass(hint: Sequence[StepObject], live: list[bool], g: list[int],
+                partners: PartnerTable) -> tuple[list[StepObject], list[StepObject], int]:
+    """The first pass of :meth:`Relaxation.replay` over a board ``g`` (not changed): the steps
+    of live tiles on ``g`` it takes as recorded, the steps it defers (a re-partnered tile's
+    with partner -1), and the deferred tiles as a bitmask."""
+    taken: list[StepObject] = []
+    waiting: list[StepObject] = []
+    missed = 0
+    # The partner is looked up as the object the step holds (Any): as an int, the compiled
+    # core would build a new integer object for every look-up.
+    steps: Sequence[tuple[Any, ...]] = hint
+    for step in steps:
+        p: int = step[0]
+        if not live[p] or not g[p]:
+            continue
+        if step[1] in partners[p]:
+            if not missed or not step[2] & missed:
+                taken.append(step)
+                continue
+        else:
+            step = (p, -1, 0)  # no recorded path for its new partners
+        waiting.append(step)
+        missed |= 1 << p
+    return taken, waiting, missed
+
+
+def partner_table(size: int, partners: Mapping[int, Sequence[int]]) -> PartnerTable:
+    """``partners`` as a :data:`PartnerTable` over ``size`` padded positions."""
+    table: PartnerTable = [NO_PARTNERS] * size
+    for p, qs in partners.items():
+        table[p] = list(qs)
+    return table
+
+
+def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequence[int]] | PartnerTable,
                  hint: Sequence[Step] = (), order: list[Step] | None = None,
                  deadline: float | None = None) -> list[int]:
     """Positions of the tiles the relaxation cannot delete (an empty list proves nothing).
 
-    ``grid`` is not changed. ``hint`` is an earlier deletion order (see the module docstring);
-    it changes the cost only, never the result. ``order``, if given, receives this run's
-    deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it raises
-    ``OutOfBudget("seconds")``. The relaxation is sound only without gravity, so a ``grid``
-    under gravity raises ``ValueError`` (checked here, once per call, not in the loops)."""
+    ``partners`` gives each tile of ``alive`` the tiles it may pair with: a mapping, or a
+    :data:`PartnerTable`. ``grid`` is not changed. ``hint`` is an earlier deletion order (see
+    the module docstring); it changes the cost only, never the result. ``order``, if given,
+    receives this run's deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it
+    raises ``OutOfBudget("seconds")``. The relaxation is sound only without gravity, so a
+    ``grid`` under gravity raises ``ValueError`` (checked here, once per call, not in the
+    loops)."""
     _need_no_gravity(grid)
+    table = partners if isinstance(partners, list) else partner_table(len(grid.g), partners)
     if hint:
-        live = set(alive)
-        if all(q in partners[p] for p, q, _ in hint if p in live):
+        live = _members(len(grid.g), alive)
+        steps: Sequence[tuple[Any, ...]] = hint  # as objects: see Step and _first_pass
+        for step in steps:
+            p: int = step[0]
+            if live[p] and step[1] not in table[p]:
+                break
+        else:
             # Every step's partner is still allowed, so the whole hint replays (see
             # Relaxation.replay): the common case of a child whose move left every tile's
             # partner alive.
             if order is not None:
-                order.extend(step for step in hint if step[0] in live)
+                out: list[Any] = order
+                for step in steps:
+                    if live[step[0]]:
+                        out.append(step)
             return []
     rel = Relaxation(grid, deadline)
     if hint:
-        stuck = rel.replay(hint, alive, partners)
+        stuck = rel.replay(hint, alive, table)
         rest = [p for p in alive if grid.g[p] and rel.grid.g[p]]
         # The replay left its own tiles at a fixpoint; tiles the hint never saw still need
         # settling, and if any of them goes, the stuck ones get another chance there.
-        left = rel.settle(rest, partners) if len(rest) > len(stuck) else stuck
+        left = rel.settle(rest, table) if len(rest) > len(stuck) else stuck
     else:
-        left = rel.settle(alive, partners)
+        left = rel.settle(alive, table)
     if order is not None:
         order.extend(rel.order)
     return left

@@ -35,7 +35,7 @@ from typing import Iterable, Iterator, Sequence
 
 from llkgen.game.board import Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
-from llkgen.verifier.lock import OrderWalk, Relaxation, Step, locked_tiles
+from llkgen.verifier.lock import NO_PARTNERS, OrderWalk, PartnerTable, Relaxation, Step, locked_tiles
 from llkgen.verifier.verdict import Budget, OutOfBudget
 
 Pair = tuple[int, int]
@@ -262,11 +262,12 @@ class PairingSearch:
                         queued.add(d)
         return True
 
-    def partner_map(self) -> tuple[list[int], dict[int, list[int]]]:
-        """Alive tiles, and for each the alive tiles of its type it may still pair with."""
+    def partner_map(self) -> tuple[list[int], PartnerTable]:
+        """Alive tiles, and for each the alive tiles of its type it may still pair with (a
+        table indexed by position, see :data:`~llkgen.verifier.lock.PartnerTable`)."""
         fb = self.forbidden
         fb_count = self.fb_count
-        partners: dict[int, list[int]] = {}
+        partners: PartnerTable = [NO_PARTNERS] * len(self.g)
         alive: list[int] = []
         for tiles in self.live.values():
             alive += tiles
@@ -324,20 +325,24 @@ class PairingSearch:
                     alive_pairings.append(pairing)
                     continue
                 self._tick_clock()
-                saved = {p: partners[p] for p in tiles}
+                saved = [partners[p] for p in tiles]
                 if held is None:
                     # Relax once with this type's tiles held back; each pairing resumes
                     # from there (sound: the fixpoint is unique, see lock.Relaxation).
-                    partners.update((p, []) for p in tiles)
+                    for p in tiles:
+                        partners[p] = NO_PARTNERS
                     held = Relaxation(self.grid, self.deadline)
                     held_left = held.replay(hint, alive, partners)
                     rest = [p for p in alive if held.grid.g[p]]
                     if len(rest) > len(held_left):
                         held_left = held.settle(rest, partners)
                 rel = held.copy()
-                partners.update((p, [q]) for a, b in pairing for p, q in ((a, b), (b, a)))
+                for a, b in pairing:
+                    partners[a] = [b]
+                    partners[b] = [a]
                 dead = bool(rel.settle(held_left, partners))
-                partners.update(saved)
+                for p, qs in zip(tiles, saved):
+                    partners[p] = qs
                 if not dead:
                     alive_pairings.append(pairing)
             for i, p in enumerate(tiles):
