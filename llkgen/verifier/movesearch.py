@@ -47,6 +47,11 @@ reached from the first, so a clearing of it clears the first; and if the first c
 so can the second, by the argument above. So the first key is looked up before the closure
 runs, and most nodes of a refutation end there: on random full 10x16 boards under gravity
 about four nodes in five are boards met before, reached by the same moves in another order.
+Better still, such a node is known before its move is played: on a settled board the board is
+fixed by the set of root tiles removed (above), so the table also keeps each dead board's
+removed set, one bit per root tile, and a move whose set (its node's set and the move's two
+tiles, which each line tracks as tiles slide) is there is skipped without playing it. A set
+enters only beside a board key, so the two tables refute the same boards.
 
 **Move ordering, raced.** A good order finds a witness without backtracking; a bad one can be
 thousands of times slower (on boards built by forward play under gravity, trying first the
@@ -118,13 +123,17 @@ def _far_ends(grid: Grid) -> dict[int, list[int]]:
     return {t: sorted(found[t]) for _, t in keep}
 
 
-def _clear_from_the_top(grid: Grid, tiles: list[int]) -> list[tuple[Cell, Cell]] | None:
+def _clear_from_the_top(grid: Grid, tiles: list[int], ids: list[int] | None = None
+                        ) -> tuple[list[tuple[Cell, Cell]], int] | None:
     """A sequence of the type's own moves that removes all of ``tiles``, played on ``grid``
-    and returned as cells (each as on the board at that moment); or None, with ``grid``
-    unchanged. Greedy: the first linkable pair in board order at each step, gravity applied;
-    failing only means no safe move was found."""
+    and returned as cells (each as on the board at that moment), with the identity bits of
+    the tiles removed (see :func:`_play`; 0 without ``ids``); or None, with ``grid`` and
+    ``ids`` unchanged. Greedy: the first linkable pair in board order at each step, gravity
+    applied; failing only means no safe move was found."""
     snap = grid.snapshot()
+    kept = None if ids is None else list(ids)
     played: list[tuple[Cell, Cell]] = []
+    gone = 0
     left = list(tiles)
     while left:
         for i, p in enumerate(left):
@@ -133,11 +142,28 @@ def _clear_from_the_top(grid: Grid, tiles: list[int]) -> list[tuple[Cell, Cell]]
                 break
         else:
             grid.restore(snap)
+            if ids is not None and kept is not None:
+                ids[:] = kept
             return None
         played.append((grid.cell(p), grid.cell(q)))
-        moved = dict(grid.remove(p, q).moves)
+        fall = grid.remove(p, q)
+        if ids is not None:
+            gone |= _follow(ids, p, q, fall.moves)
+        moved = dict(fall.moves)
         left = sorted(moved.get(x, x) for x in left if x != p and x != q)
-    return played
+    return played, gone
+
+
+def _follow(ids: list[int], p: int, q: int, moves: list[tuple[int, int]]) -> int:
+    """Carry the identity bits of ``ids`` (one bit per tile of the root board, at the cell the
+    tile holds) through the removal of ``p`` and ``q`` and the slides ``moves`` it made (in
+    the order made, each into a cell empty at that moment); return the removed tiles' bits."""
+    gone = ids[p] | ids[q]
+    ids[p] = ids[q] = 0
+    for i, j in moves:
+        ids[j] = ids[i]
+        ids[i] = 0
+    return gone
 
 
 def _luby() -> Iterator[int]:
@@ -162,37 +188,46 @@ class _Line:
     def __init__(self, search: "MoveSearch", order: Callable[[list[tuple[int, int, int]]], None]):
         self.search = search
         self.grid = search.root.copy()
+        self.ids = list(search.ids)  # each tile's identity bit, at the cell it holds now
         self.order = order
-        # frames: [snapshot, board keys (as the move left it, and after the closure), moves to try,
-        # next index, cell pairs played to get here]
+        # frames: [snapshot, board keys (as the move left it, and after the closure), moves to
+        # try, next index, cell pairs played to get here, ids, the removed set after the
+        # closure, removed-set keys (as the move left it, and after the closure)]
         self.stack: list[list] = []
         self.started = False
 
-    def _expand(self, played: list[tuple[Cell, Cell]]) -> bool | None:
-        """Enter the node the grid is at: True if cleared; None if dead or the table says
-        so; else push its frame."""
+    def _expand(self, played: list[tuple[Cell, Cell]], removed: int) -> bool | None:
+        """Enter the node the grid is at, reached by removing the tiles ``removed`` (identity
+        bits): True if cleared; None if dead or the table says so; else push its frame."""
         s = self.search
         grid = self.grid
-        dead = s.dead
+        dead, dead_sets = s.dead, s.dead_sets
         # The board as the move left it: known dead, it is dead after the closure too (module
         # docstring, "the table"), and the closure need not run.
         first = array("h", grid.g).tobytes()
         if first in dead:
+            dead_sets.add(removed)
             return None
-        played += s.closure(grid)
+        closed, gone = s._closure(grid, self.ids)
+        played += closed
         if grid.is_cleared():
-            self.stack.append([None, (), [], 0, played])
+            self.stack.append([None, (), [], 0, played, None, 0, ()])
             return True
         key = array("h", grid.g).tobytes()
         keys = (first,) if key == first else (first, key)
+        after = removed | gone
+        sets = (removed,) if after == removed else (removed, after)
         if key in dead:
             dead.add(first)
+            dead_sets.update(sets)
             return None
         if s.reach is not None and s.reach.stranded(grid, s.deadline) is not None:
             dead.update(keys)
+            dead_sets.update(sets)
             s.reach_prunes += 1
             return None
-        self.stack.append([grid.snapshot(), keys, s.moves(grid, self.order), 0, played])
+        self.stack.append([grid.snapshot(), keys, s.moves(grid, self.order), 0, played, list(self.ids),
+                           after, sets])
         return False
 
     def step(self) -> bool | None:
@@ -202,23 +237,32 @@ class _Line:
         if not self.started:
             self.started = True
             s.tick()
-            done = self._expand([])
+            done = self._expand([], 0)
             return True if done else (False if done is None else None)
         while self.stack:
             frame = self.stack[-1]
-            snap, keys, moves, i, _ = frame
+            snap, keys, moves, i, _, ids, removed, sets = frame
             if i < len(moves):
                 frame[3] = i + 1
                 p, q = moves[i]
+                child = removed | ids[p] | ids[q]
+                if child in s.dead_sets:
+                    # a set of removals met before and refuted: its board is known dead,
+                    # without playing the move (module docstring, "the table")
+                    s.skipped += 1
+                    s.tick()
+                    return None
                 grid = self.grid
                 grid.restore(snap)
+                self.ids[:] = ids
                 cells = (grid.cell(p), grid.cell(q))
-                grid.remove(p, q)
+                _follow(self.ids, p, q, grid.remove(p, q).moves)
                 s.tick()
-                if self._expand([cells]):
+                if self._expand([cells], child):
                     return True
                 return None
             s.dead.update(keys)
+            s.dead_sets.update(sets)
             self.stack.pop()
         return False
 
@@ -245,12 +289,19 @@ class MoveSearch:
         self.reach = reach
         self.reach_prunes = 0
         self.dead: set[bytes] = set()
+        #: the same dead boards, as the sets of root tiles removed to reach them (bitmasks over
+        #: the root's tiles in board order): looked up before a move is played
+        self.dead_sets: set[int] = set()
+        self.skipped = 0  # moves not played because their removed set was known dead
         self.nodes = 0
         self.budget = budget
         self.start = time.perf_counter() if start is None else start
         self.deadline = None if budget.seconds is None else self.start + budget.seconds
         root = self.root
         rows, cols = board.rows, board.cols
+        self.ids = [0] * len(root.g)
+        for k, p in enumerate(root.tiles()):
+            self.ids[p] = 1 << k
         self.depth = [0] * len(root.g)
         for p in root.cells:
             self.depth[p] = rules.gravity.depth(root.cell(p), rows, cols)
@@ -271,18 +322,25 @@ class MoveSearch:
     def closure(self, grid: Grid) -> list[tuple[Cell, Cell]]:
         """Clear every type that can be cleared from the top (module docstring), until none
         is left; return the moves played, as cells."""
+        return self._closure(grid, None)[0]
+
+    def _closure(self, grid: Grid, ids: list[int] | None) -> tuple[list[tuple[Cell, Cell]], int]:
+        """:meth:`closure`, carrying tile identities along in ``ids`` (see :func:`_follow`);
+        also returns the bits of the tiles it removed."""
         played: list[tuple[Cell, Cell]] = []
+        gone = 0
         if not self.safe or not grid.lines or not grid.settled:
-            return played
+            return played, gone
         progress = True
         while progress:
             progress = False
             for tiles in _far_ends(grid).values():
-                cleared = _clear_from_the_top(grid, tiles)
+                cleared = _clear_from_the_top(grid, tiles, ids)
                 if cleared is not None:
-                    played += cleared
+                    played += cleared[0]
+                    gone |= cleared[1]
                     progress = True
-        return played
+        return played, gone
 
     def moves(self, grid: Grid, order: Callable[[list[tuple[int, int, int]]], None]) -> list[Pair]:
         """Every removable pair, ordered. Reads the clock as it goes: a type of a thousand
