@@ -9,28 +9,37 @@ there, and the run's cells from the number of its tiles still there outwards are
 
 **The relaxation.** For a set ``D`` of tiles (the tiles that *might* have been removed), and
 two tiles ``x``, ``y`` of one type, let ``P`` be the tiles outside ``D``, with ``x`` and ``y``.
-Call ``(x, y)`` *possible under D* when some cell ``a`` of ``x``'s run, at an index from the
-number of ``P`` tiles below ``x`` up to ``x``'s index now, and some cell ``b != a`` likewise
-for ``y``, are joined by a path of at most two turns whose every interior cell is *open*: a
-ring cell when ``border`` is on, or a run's cell at an index at least the number of ``P``
-tiles in that run. Walls are never open. Start from ``D`` empty, and add to ``D`` every tile
-that has a partner with which it is possible under ``D``, until a pass over the tiles adds
-none. The tiles left outside ``D`` are *locked*.
+Call ``(x, y)`` *possible under D* when there are indices ``j`` for ``x`` and ``k`` for ``y``
+in their runs such that:
+
+* ``j`` lies between the number of ``P`` tiles below ``x`` (nearer the gravity side) and
+  ``x``'s index now, and ``k`` likewise for ``y``; if they share a run, ``j`` and ``k``
+  are in the order ``x`` and ``y`` are in now;
+* the cells ``a`` (index ``j`` of ``x``'s run) and ``b`` (index ``k`` of ``y``'s) are
+  neighbours, or are joined by a path of at most two turns whose every interior cell is
+  *open*: a ring cell when ``border`` is on, or a run's cell at an index at least the number of
+  that run's ``P`` tiles, and, in the run of ``x``, at least ``j + 1`` plus the number of its
+  ``P`` tiles beyond ``x`` (the same for ``y`` with ``k``). Walls are never open.
+
+Start from ``D`` empty, and add to ``D`` every tile that has a partner with which it is
+possible under ``D``, until a pass over the tiles adds none. The tiles left outside ``D`` are
+*locked*.
 
 **Why it is sound.** Only the last pass matters: it shows that the final ``D`` is *closed*,
 no tile outside it being possible with any partner under it. Take any sequence of legal moves
 from the board, and suppose (induction) that every tile its first ``k - 1`` moves removed is in
 ``D``. The ``k``-th move removes ``x`` and ``y``; the tiles still there just before it include
-every tile outside ``D``, and ``x`` and ``y``: all of ``P``. So ``x`` holds the cell of index
-(tiles below it still there) between the number of ``P`` tiles below it and its index now,
-and so does ``y``; every cell of the move's path is empty, so it is a ring cell (border on)
-or a run's cell at an index at least the number of the run's tiles still there, which is at
-least the number of its ``P`` tiles: open. So ``(x, y)`` is possible under ``D``, and as ``D``
-is closed, ``x`` and ``y`` are in ``D``. So no move ever removes a locked tile, and a board
-with a locked tile can never be cleared. (A pass may test a tile against the ``D`` of the
-pass's start, a subset of the final one: the test only gets easier as ``D`` grows, since open
-cells and the ranges of cells only grow, so a tile added early would also be added late, and
-the last pass, which adds nothing, is made with the final ``D``.)
+every tile outside ``D``, and ``x`` and ``y``: all of ``P``. So ``x`` holds the cell whose
+index is the number of tiles below it still there, at least the ``P`` tiles below it and at
+most its index now, and its run then holds that many tiles, ``x`` and at least the ``P``
+tiles beyond it, packed from the gravity side; the same for ``y``, in their order if they
+share a run. Every interior cell of the move's path is empty: a ring cell (border on) or a
+run's cell beyond the tiles the run holds then, which by the counts above is open. So
+``(x, y)`` is possible under ``D``, and as ``D`` is closed, ``x`` and ``y`` are in ``D``. So
+no move ever removes a locked tile, and a board with a locked tile can never be cleared. (A
+pass tests every tile against the ``D`` of the pass's start. The test only gets easier as
+``D`` grows -- ``P`` shrinks, so the ranges widen and more cells are open -- and the last
+pass, which adds nothing, is made with the final ``D``.)
 
 **Where it holds.** Every gravity direction and either border setting, walls or none; and
 gravity ``none``, where each cell is a run of its own, so a tile never moves and the test is the
@@ -152,33 +161,48 @@ def gravity_locked(board: Board, rules: Rules, deadline: float | None = None) ->
 def _possible(x: int, y: int, gone: list[bool], tile_run: list[int], tile_idx: list[int], below: list[int],
               count: list[int], runs: list[list[int]], rowbits: list[int], colbits: list[int],
               R: tuple[int, ...], C: tuple[int, ...]) -> bool:
-    """Whether ``(x, y)`` is possible under the pass's D, ``gone`` (module docstring). ``x`` is
-    outside D; ``y`` may be in it, and then counts as present: one more closed cell in its run, and
-    one more tile below ``x`` if it lies below ``x`` in the same run."""
+    """Whether ``(x, y)`` is possible under the pass's D, ``gone`` (module docstring): ``x``
+    outside D, ``y`` in it or not (present either way). For each index ``j`` of ``x`` and
+    ``k`` of ``y`` in their ranges, the run of ``x`` holds at least ``j + 1`` plus its ``P``
+    tiles beyond ``x`` tiles at that moment, so its cells up to there are closed whatever the
+    counts say; likewise for ``y``; and two tiles of one run keep their order."""
     rx, ry = tile_run[x], tile_run[y]
-    lo_x, lo_y = below[x], below[y]
-    if gone[y]:
-        p = runs[ry][count[ry]]  # the run's first open cell closes: y is there
-        rowbits = list(rowbits)
-        colbits = list(colbits)
-        rowbits[R[p]] &= ~(1 << C[p])
-        colbits[C[p]] &= ~(1 << R[p])
-        if ry == rx and tile_idx[y] < tile_idx[x]:
-            lo_x += 1
-    # (x outside D is counted below y already.)
-    xs = runs[rx][lo_x:tile_idx[x] + 1]
-    ys = runs[ry][lo_y:tile_idx[y] + 1]
-    for a in xs:
+    ix, iy = tile_idx[x], tile_idx[y]
+    same = rx == ry
+    y_in_d = 1 if gone[y] else 0
+    # P tiles below and beyond each (x is outside D, so below[y] already counts it if below y)
+    lo_x = below[x] + (y_in_d if same and iy < ix else 0)
+    beyond_x = count[rx] - below[x] - 1 + (y_in_d if same and iy > ix else 0)
+    lo_y = below[y]
+    beyond_y = count[ry] - below[y] - 1 + y_in_d
+    run_x, run_y = runs[rx], runs[ry]
+    for j in range(lo_x, ix + 1):
+        a = run_x[j]
+        ext_x = j + 1 + beyond_x  # the run of x is full below this index
         ra, ca = R[a], C[a]
-        ha = run(rowbits[ra], ca)
-        va = run(colbits[ca], ra)
-        for b in ys:
-            if a == b:
-                continue
+        for k in range(lo_y, iy + 1):
+            if same and (k - j) * (iy - ix) <= 0:
+                continue  # order kept, cells distinct
+            b = run_y[k]
             rb, cb = R[b], C[b]
             if (ra == rb and (ca - cb == 1 or cb - ca == 1)) or (ca == cb and (ra - rb == 1 or rb - ra == 1)):
                 return True
-            if crossing(rowbits, colbits, ra, ca, rb, cb, ha, run(rowbits[rb], cb), va,
-                        run(colbits[cb], rb)) is not None:
+            ext_y = k + 1 + beyond_y
+            rows, cols = list(rowbits), list(colbits)
+            if same:
+                _close(run_x, count[rx], max(ext_x, ext_y), rows, cols, R, C)
+            else:
+                _close(run_x, count[rx], ext_x, rows, cols, R, C)
+                _close(run_y, count[ry], ext_y, rows, cols, R, C)
+            if crossing(rows, cols, ra, ca, rb, cb, run(rows[ra], ca), run(rows[rb], cb), run(cols[ca], ra),
+                        run(cols[cb], rb)) is not None:
                 return True
     return False
+
+
+def _close(cells: list[int], start: int, stop: int, rows: list[int], cols: list[int],
+           R: tuple[int, ...], C: tuple[int, ...]) -> None:
+    """Clear the run's cells ``start`` to ``stop - 1`` from the open masks."""
+    for p in cells[start:stop]:
+        rows[R[p]] &= ~(1 << C[p])
+        cols[C[p]] &= ~(1 << R[p])

@@ -227,13 +227,6 @@ class _Line:
             dead_sets.update(sets)
             s.reach_prunes += 1
             return None
-        if s.locking and s.lock_due():
-            s.lock_tries += 1
-            if gravity_locked(grid.to_board(), s.rules, s.deadline):
-                dead.update(keys)
-                dead_sets.update(sets)
-                s.lock_prunes += 1
-                return None
         self.stack.append([grid.snapshot(), keys, s.moves(grid, self.order), 0, played, list(self.ids),
                            after, sets])
         return False
@@ -288,9 +281,11 @@ class MoveSearch:
     tests, which reach the race and the restarts on small boards with them. ``reach``, built
     from this board and rules, refutes nodes whose types can no longer pair up (counted in
     ``reach_prunes``). ``lock=True`` runs the lock test of :mod:`llkgen.verifier.gravlock`
-    once the dive is over: on the root (a hit ends the search, with the locked tiles in
-    ``locked_root``), then at the nodes while it pays (:meth:`lock_due`; hits counted in
-    ``lock_prunes``)."""
+    on the root once the dive is over: a hit ends the search, with the locked tiles in
+    ``locked_root``. Not at the nodes: there it cost more than it saved on every set measured
+    (a test costs as much as a few hundred nodes -- 3-4 ms on a random 10x16 board against
+    about 12 us a node, compiled -- and the nodes it refutes are mostly a few moves from
+    stuck: on 10x16-left #1 it cut 3,339 nodes to 1,330 at 14 times the CPU)."""
 
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
                  prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
@@ -299,8 +294,6 @@ class MoveSearch:
         self.root = Grid(board, rules)
         self.board, self.rules = board, rules
         self.lock = lock
-        self.locking = False  # set once the dive is over (lock=True)
-        self.lock_tries = self.lock_prunes = 0
         self.locked_root: list[Cell] | None = None
         self.safe = safe
         self.reach = reach
@@ -409,16 +402,6 @@ class MoveSearch:
         order.line_of = line_of  # type: ignore[attr-defined]
         return order
 
-    def lock_due(self) -> bool:
-        """Whether to run the lock test at this node. It costs as much as dozens of nodes
-        (about 1 ms on a 10x16 board, 5 ms on 16x30, compiled), and on some boards it refutes
-        most nodes (16x30, 120 types x 4: 62 of the 99 nodes two moves deep on one board)
-        while on others it never fires (10x16, 40 types x 4). So: the first 32 nodes after the
-        dive, then while at least one test in 8 has refuted its node, and every 256th node
-        whatever the record, so a search that reaches boards where it pays starts again."""
-        tries = self.lock_tries
-        return tries < 32 or self.lock_prunes * 8 >= tries or self.nodes % 256 == 0
-
     # -- the search -------------------------------------------------------------------------
     def search(self) -> list[tuple[Cell, Cell]] | None:
         first = self._order(self.orderings[0])
@@ -434,15 +417,13 @@ class MoveSearch:
             done = lines[0].step()
             if done is not None:
                 return lines[0].witness() if done else None
-        # The dive did not clear the board: the board may well be dead, so the lock test gets
-        # its turn, at the root and then at the nodes (``lock``). Not before, so the boards a
-        # dive clears pay nothing for it.
+        # The dive did not clear the board: it may well be dead, so the lock test gets its
+        # turn (``lock``). Not before, so the boards a dive clears pay nothing for it.
         if self.lock and self.root.settled:
             locked = gravity_locked(self.board, self.rules, self.deadline)
             if locked:
                 self.locked_root = locked
                 return None
-            self.locking = True
         # Then the race, with a fourth turn for restarts (module docstring).
         restart: _Line | None = None
         allowance = 0

@@ -25,8 +25,7 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 9. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`, with the test of step 8 at
    every node; once its first dive has not cleared the board, the lock test of
    :mod:`llkgen.verifier.gravlock` (tiles that can never be removed, whatever order their
-   stacks empty in) at its root, which decides the board as ``gravity-lock`` when it fires,
-   and at its nodes while it pays.
+   stacks empty in) at its root, which decides the board as ``gravity-lock`` when it fires.
 
 ``engine="baseline"`` runs :mod:`llkgen.verifier.baseline` alone, ``engine="cpsat"`` the model of
 :mod:`llkgen.verifier.cpsat` alone.
@@ -221,8 +220,6 @@ class _Run:
         search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True)
         sub = _Run(board, rules, budget, self.engine, hint, self.start, self.stats)
         verdict = sub.search(search, "move-search", spent)
-        if search.lock_prunes:
-            self.stats["lock_prunes"] = search.lock_prunes
         if search.locked_root is not None:
             locked = search.locked_root
             self.stats.update(stage="gravity-lock", nodes=spent + search.nodes)
