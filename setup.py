@@ -47,6 +47,7 @@ ACCELERATED = [
     "llkgen/verifier/pairing.py",
     "llkgen/verifier/movesearch.py",
     "llkgen/verifier/reach.py",
+    "llkgen/verifier/gravlock.py",
 ]
 
 

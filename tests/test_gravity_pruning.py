@@ -140,6 +140,71 @@ def test_dead_table_holds_only_dead_boards_when_the_budget_stops_the_search(node
     assert interrupted > 10 and recorded > 100, (interrupted, recorded)
 
 
+def test_dead_table_keys_before_and_after_the_closure_are_dead():
+    """A node is recorded under the board its move left and under the board after the
+    clearings from the top. Both must be unsolvable, on wall-free boards (the random full
+    boards the table serves most) and walled ones, every direction, border on and off; and
+    the first kind must occur, so the test cannot pass vacuously."""
+    from llkgen.verifier.movesearch import _far_ends
+
+    rng = random.Random(20261204)
+    before_closure = recorded = 0
+    for board, rules in _walled_cases(20261204, 1500, max_rows=5, max_cols=6, max_tiles=20, min_fill=0.9):
+        if rng.random() < 0.5:  # half of them wall-free
+            board = Board.from_grid(oracle_gravity([[max(v, 0) for v in row] for row in board.grid()],
+                                                   rules.gravity))
+            if not board.tile_count:
+                continue
+        search = MoveSearch(board, rules, Budget(nodes=rng.choice((5, 40, 2000))))
+        try:
+            search.search()
+        except OutOfBudget:
+            pass
+        for key in search.dead:
+            recorded += 1
+            position = _board_of_key(key, board)
+            grid = Grid(position, rules)
+            if any(_far_ends(grid).values()) and search.closure(grid):
+                before_closure += 1
+            assert not _truth(position, rules), f"recorded dead but solvable\n{position}\n{rules}\nroot\n{board}"
+    assert before_closure > 150 and recorded > 1000, (before_closure, recorded)
+
+
+def test_dead_removed_sets_name_dead_boards():
+    """The move search also records each dead board as the set of root tiles removed to reach
+    it, and skips a move whose set is recorded without playing it. Each recorded set, played
+    out independently (the root with those tiles taken away, then gravity), must give a board
+    recorded dead: so the identities the search carries through every slide are right, and a
+    skipped move is one whose board is dead. Boards settled and not, walls and none, every
+    direction, border on and off."""
+    rng = random.Random(20261205)
+    checked = skipped = 0
+    for board, rules in _walled_cases(20261205, 1200, max_rows=5, max_cols=6, max_tiles=20, min_fill=0.9):
+        if rng.random() < 0.5:
+            board = Board.from_grid([[max(v, 0) for v in row] for row in board.grid()])
+            if not board.tile_count:
+                continue
+        search = MoveSearch(board, rules, Budget(nodes=rng.choice((5, 40, 2000))))
+        try:
+            search.search()
+        except OutOfBudget:
+            pass
+        tiles = board.tiles()
+        grid0 = board.grid()
+        for removed in search.dead_sets:
+            checked += 1
+            g = [list(row) for row in grid0]
+            for k, (r, c) in enumerate(tiles):
+                if removed >> k & 1:
+                    g[r][c] = 0
+            if removed:
+                g = oracle_gravity(g, rules.gravity)
+            key = array("h", Grid(Board.from_grid(g), rules).g).tobytes()
+            assert key in search.dead, f"removed set {removed:b} names a board not recorded dead\n{board}\n{rules}"
+        skipped += search.skipped
+    assert checked > 700 and skipped > 250, (checked, skipped)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_verify_with_the_gravity_proofs_matches_brute_force(seed):
     """The routed chain (components, reach-pairing, move search with the partner test at each

@@ -41,6 +41,17 @@ positions and still be exact. A board enters the table only when its frame is po
 every move tried (or when the test above refutes it); a budget running out raises from
 inside the frames, so an interrupted subtree is never recorded (``tests/test_gravity_pruning.py``
 checks every recorded board against brute force, with the budget stopping the search).
+A node is recorded under two keys: the board as the move left it, and the board after the
+clearings from the top (when they played any). The two stand or fall together: the second is
+reached from the first, so a clearing of it clears the first; and if the first can be cleared,
+so can the second, by the argument above. So the first key is looked up before the closure
+runs, and most nodes of a refutation end there: on random full 10x16 boards under gravity
+about four nodes in five are boards met before, reached by the same moves in another order.
+Better still, such a node is known before its move is played: on a settled board the board is
+fixed by the set of root tiles removed (above), so the table also keeps each dead board's
+removed set, one bit per root tile, and a move whose set (its node's set and the move's two
+tiles, which each line tracks as tiles slide) is there is skipped without playing it. A set
+enters only beside a board key, so the two tables refute the same boards.
 
 **Move ordering, raced.** A good order finds a witness without backtracking; a bad one can be
 thousands of times slower (on boards built by forward play under gravity, trying first the
@@ -73,6 +84,7 @@ from typing import Callable
 
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.grid import Grid
+from llkgen.verifier.gravlock import gravity_locked
 from llkgen.verifier.reach import Reach
 from llkgen.verifier.verdict import Budget, OutOfBudget
 
@@ -84,35 +96,45 @@ SLICE = 64
 
 def _far_ends(grid: Grid) -> dict[int, list[int]]:
     """The tiles of each type, for the types all of whose tiles are at the far ends of their
-    runs (see the module docstring)."""
+    runs (see the module docstring): a tile qualifies when every tile of the unbroken block
+    beyond it (away from the gravity side) is of its type. One pass over each line from its
+    far end; types in the order of their first tile and tiles in board order, as a row-major
+    scan would list them (the greedy clearing below depends on that order)."""
     g = grid.g
-    dr, dc = grid.gravity.fall
-    step = -(dr * grid.w + dc)  # one cell away from the gravity side
-    out: dict[int, list[int]] = {}
+    found: dict[int, list[int]] = {}
     bad: set[int] = set()
-    for p in grid.cells:
-        t = g[p]
-        if t <= 0 or t in bad:
-            continue
-        x = p + step
-        while g[x] > 0:
-            if g[x] != t:
+    for line in grid.lines:
+        top = 0  # the block's type so far, from the far end; -1 once it is mixed
+        for i in range(len(line) - 1, -1, -1):
+            p = line[i]
+            t = g[p]
+            if t <= 0:  # an empty cell or a wall ends the block
+                top = 0
+            elif top == 0 or top == t:
+                top = t
+                if t in found:
+                    found[t].append(p)
+                else:
+                    found[t] = [p]
+            else:
+                top = -1
                 bad.add(t)
-                out.pop(t, None)
-                break
-            x += step
-        else:
-            out.setdefault(t, []).append(p)
-    return out
+    keep = [(min(tiles), t) for t, tiles in found.items() if t not in bad]
+    keep.sort()
+    return {t: sorted(found[t]) for _, t in keep}
 
 
-def _clear_from_the_top(grid: Grid, tiles: list[int]) -> list[tuple[Cell, Cell]] | None:
+def _clear_from_the_top(grid: Grid, tiles: list[int], ids: list[int] | None = None
+                        ) -> tuple[list[tuple[Cell, Cell]], int] | None:
     """A sequence of the type's own moves that removes all of ``tiles``, played on ``grid``
-    and returned as cells (each as on the board at that moment); or None, with ``grid``
-    unchanged. Greedy: the first linkable pair in board order at each step, gravity applied;
-    failing only means no safe move was found."""
+    and returned as cells (each as on the board at that moment), with the identity bits of
+    the tiles removed (see :func:`_play`; 0 without ``ids``); or None, with ``grid`` and
+    ``ids`` unchanged. Greedy: the first linkable pair in board order at each step, gravity
+    applied; failing only means no safe move was found."""
     snap = grid.snapshot()
+    kept = None if ids is None else list(ids)
     played: list[tuple[Cell, Cell]] = []
+    gone = 0
     left = list(tiles)
     while left:
         for i, p in enumerate(left):
@@ -121,11 +143,28 @@ def _clear_from_the_top(grid: Grid, tiles: list[int]) -> list[tuple[Cell, Cell]]
                 break
         else:
             grid.restore(snap)
+            if ids is not None and kept is not None:
+                ids[:] = kept
             return None
         played.append((grid.cell(p), grid.cell(q)))
-        moved = dict(grid.remove(p, q).moves)
+        fall = grid.remove(p, q)
+        if ids is not None:
+            gone |= _follow(ids, p, q, fall.moves)
+        moved = dict(fall.moves)
         left = sorted(moved.get(x, x) for x in left if x != p and x != q)
-    return played
+    return played, gone
+
+
+def _follow(ids: list[int], p: int, q: int, moves: list[tuple[int, int]]) -> int:
+    """Carry the identity bits of ``ids`` (one bit per tile of the root board, at the cell the
+    tile holds) through the removal of ``p`` and ``q`` and the slides ``moves`` it made (in
+    the order made, each into a cell empty at that moment); return the removed tiles' bits."""
+    gone = ids[p] | ids[q]
+    ids[p] = ids[q] = 0
+    for i, j in moves:
+        ids[j] = ids[i]
+        ids[i] = 0
+    return gone
 
 
 def _luby() -> Iterator[int]:
@@ -150,28 +189,46 @@ class _Line:
     def __init__(self, search: "MoveSearch", order: Callable[[list[tuple[int, int, int]]], None]):
         self.search = search
         self.grid = search.root.copy()
+        self.ids = list(search.ids)  # each tile's identity bit, at the cell it holds now
         self.order = order
-        # frames: [snapshot, board key, moves to try, next index, cell pairs played to get here]
+        # frames: [snapshot, board keys (as the move left it, and after the closure), moves to
+        # try, next index, cell pairs played to get here, ids, the removed set after the
+        # closure, removed-set keys (as the move left it, and after the closure)]
         self.stack: list[list] = []
         self.started = False
 
-    def _expand(self, played: list[tuple[Cell, Cell]]) -> bool | None:
-        """Enter the node the grid is at: True if cleared; None if dead or the table says
-        so; else push its frame."""
+    def _expand(self, played: list[tuple[Cell, Cell]], removed: int) -> bool | None:
+        """Enter the node the grid is at, reached by removing the tiles ``removed`` (identity
+        bits): True if cleared; None if dead or the table says so; else push its frame."""
         s = self.search
         grid = self.grid
-        played += s.closure(grid)
+        dead, dead_sets = s.dead, s.dead_sets
+        # The board as the move left it: known dead, it is dead after the closure too (module
+        # docstring, "the table"), and the closure need not run.
+        first = array("h", grid.g).tobytes()
+        if first in dead:
+            dead_sets.add(removed)
+            return None
+        closed, gone = s._closure(grid, self.ids)
+        played += closed
         if grid.is_cleared():
-            self.stack.append([None, b"", [], 0, played])
+            self.stack.append([None, (), [], 0, played, None, 0, ()])
             return True
         key = array("h", grid.g).tobytes()
-        if key in s.dead:
+        keys = (first,) if key == first else (first, key)
+        after = removed | gone
+        sets = (removed,) if after == removed else (removed, after)
+        if key in dead:
+            dead.add(first)
+            dead_sets.update(sets)
             return None
         if s.reach is not None and s.reach.stranded(grid, s.deadline) is not None:
-            s.dead.add(key)
+            dead.update(keys)
+            dead_sets.update(sets)
             s.reach_prunes += 1
             return None
-        self.stack.append([grid.snapshot(), key, s.moves(grid, self.order), 0, played])
+        self.stack.append([grid.snapshot(), keys, s.moves(grid, self.order), 0, played, list(self.ids),
+                           after, sets])
         return False
 
     def step(self) -> bool | None:
@@ -181,23 +238,32 @@ class _Line:
         if not self.started:
             self.started = True
             s.tick()
-            done = self._expand([])
+            done = self._expand([], 0)
             return True if done else (False if done is None else None)
         while self.stack:
             frame = self.stack[-1]
-            snap, key, moves, i, _ = frame
+            snap, keys, moves, i, _, ids, removed, sets = frame
             if i < len(moves):
                 frame[3] = i + 1
                 p, q = moves[i]
+                child = removed | ids[p] | ids[q]
+                if child in s.dead_sets:
+                    # a set of removals met before and refuted: its board is known dead,
+                    # without playing the move (module docstring, "the table")
+                    s.skipped += 1
+                    s.tick()
+                    return None
                 grid = self.grid
                 grid.restore(snap)
+                self.ids[:] = ids
                 cells = (grid.cell(p), grid.cell(q))
-                grid.remove(p, q)
+                _follow(self.ids, p, q, grid.remove(p, q).moves)
                 s.tick()
-                if self._expand([cells]):
+                if self._expand([cells], child):
                     return True
                 return None
-            s.dead.add(key)
+            s.dead.update(keys)
+            s.dead_sets.update(sets)
             self.stack.pop()
         return False
 
@@ -214,22 +280,38 @@ class MoveSearch:
     plus 8); ``safe=False`` turns the clear-from-the-top rule off. The last two are for the
     tests, which reach the race and the restarts on small boards with them. ``reach``, built
     from this board and rules, refutes nodes whose types can no longer pair up (counted in
-    ``reach_prunes``)."""
+    ``reach_prunes``). ``lock=True`` runs the lock test of :mod:`llkgen.verifier.gravlock`
+    on the root once the dive is over: a hit ends the search, with the locked tiles in
+    ``locked_root``. Not at the nodes: there it cost more than it saved on every set measured
+    (a test costs as much as a few hundred nodes -- 3-4 ms on a random 10x16 board against
+    about 12 us a node, compiled -- and the nodes it refutes are mostly a few moves from
+    stuck: on 10x16-left #1 it cut 3,339 nodes to 1,330 at 14 times the CPU)."""
 
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
                  prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
-                 safe: bool = True, dive: int | None = None, reach: Reach | None = None):
+                 safe: bool = True, dive: int | None = None, reach: Reach | None = None,
+                 lock: bool = False):
         self.root = Grid(board, rules)
+        self.board, self.rules = board, rules
+        self.lock = lock
+        self.locked_root: list[Cell] | None = None
         self.safe = safe
         self.reach = reach
         self.reach_prunes = 0
         self.dead: set[bytes] = set()
+        #: the same dead boards, as the sets of root tiles removed to reach them (bitmasks over
+        #: the root's tiles in board order): looked up before a move is played
+        self.dead_sets: set[int] = set()
+        self.skipped = 0  # moves not played because their removed set was known dead
         self.nodes = 0
         self.budget = budget
         self.start = time.perf_counter() if start is None else start
         self.deadline = None if budget.seconds is None else self.start + budget.seconds
         root = self.root
         rows, cols = board.rows, board.cols
+        self.ids = [0] * len(root.g)
+        for k, p in enumerate(root.tiles()):
+            self.ids[p] = 1 << k
         self.depth = [0] * len(root.g)
         for p in root.cells:
             self.depth[p] = rules.gravity.depth(root.cell(p), rows, cols)
@@ -250,18 +332,25 @@ class MoveSearch:
     def closure(self, grid: Grid) -> list[tuple[Cell, Cell]]:
         """Clear every type that can be cleared from the top (module docstring), until none
         is left; return the moves played, as cells."""
+        return self._closure(grid, None)[0]
+
+    def _closure(self, grid: Grid, ids: list[int] | None) -> tuple[list[tuple[Cell, Cell]], int]:
+        """:meth:`closure`, carrying tile identities along in ``ids`` (see :func:`_follow`);
+        also returns the bits of the tiles it removed."""
         played: list[tuple[Cell, Cell]] = []
+        gone = 0
         if not self.safe or not grid.lines or not grid.settled:
-            return played
+            return played, gone
         progress = True
         while progress:
             progress = False
             for tiles in _far_ends(grid).values():
-                cleared = _clear_from_the_top(grid, tiles)
+                cleared = _clear_from_the_top(grid, tiles, ids)
                 if cleared is not None:
-                    played += cleared
+                    played += cleared[0]
+                    gone |= cleared[1]
                     progress = True
-        return played
+        return played, gone
 
     def moves(self, grid: Grid, order: Callable[[list[tuple[int, int, int]]], None]) -> list[Pair]:
         """Every removable pair, ordered. Reads the clock as it goes: a type of a thousand
@@ -328,6 +417,13 @@ class MoveSearch:
             done = lines[0].step()
             if done is not None:
                 return lines[0].witness() if done else None
+        # The dive did not clear the board: it may well be dead, so the lock test gets its
+        # turn (``lock``). Not before, so the boards a dive clears pay nothing for it.
+        if self.lock and self.root.settled:
+            locked = gravity_locked(self.board, self.rules, self.deadline)
+            if locked:
+                self.locked_root = locked
+                return None
         # Then the race, with a fourth turn for restarts (module docstring).
         restart: _Line | None = None
         allowance = 0

@@ -25,7 +25,9 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 9. ``grounded-lock`` (gravity, settled boards): :mod:`llkgen.verifier.grounded` proves that
    some tiles hold each other in place and can never be removed (at the root of each sub-game);
 10. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`, with the test of step 8 at
-    every node.
+    every node; once its first dive has not cleared the board, the lock test of
+    :mod:`llkgen.verifier.gravlock` (tiles that can never be removed, whatever order their
+    stacks empty in) at its root, which decides the board as ``gravity-lock`` when it fires.
 
 ``engine="baseline"`` runs :mod:`llkgen.verifier.baseline` alone, ``engine="cpsat"`` the model of
 :mod:`llkgen.verifier.cpsat` alone.
@@ -215,8 +217,8 @@ class _Run:
     def sub_game(self, part: Component, budget: Budget, spent: int = 0) -> Verdict:
         """One sub-game (or the whole board): the partner test of :mod:`llkgen.verifier.reach`
         and the grounded lock at its root, then the move search with the partner test at every
-        node. Its verdict is about ``part.board``: solvable with a witness the referee replayed
-        there."""
+        node and the lock test of :mod:`llkgen.verifier.gravlock` after its dive. Its verdict is
+        about ``part.board``: solvable with a witness the referee replayed there."""
         board, rules = part.board, self.rules
         reach = None
         if WALL in board.cells:  # without walls it can never fire (llkgen.verifier.reach)
@@ -237,9 +239,17 @@ class _Run:
             return locked
         inside = set(part.tiles)
         hint = [m for m in self.hint if tuple(m[0]) in inside and tuple(m[1]) in inside]
-        search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach)
+        search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True)
         sub = _Run(board, rules, budget, self.engine, hint, self.start, self.stats)
-        return sub.search(search, "move-search", spent)
+        verdict = sub.search(search, "move-search", spent)
+        if search.locked_root is not None:
+            locked = search.locked_root
+            self.stats.update(stage="gravity-lock", nodes=spent + search.nodes)
+            return sub.unsolvable(
+                f"{len(locked)} tiles can never be removed: wherever gravity takes them and "
+                "whichever other tiles go first, none can ever reach a partner (gravity lock test)",
+                {"argument": "gravity-lock", "locked": [list(c) for c in locked]})
+        return verdict
 
     # -- stages (no gravity) ------------------------------------------------------------------
     def lock_test(self) -> Verdict | None:
