@@ -234,9 +234,9 @@ class _Run:
                     f"the {len(cells)} tiles of type {t} can never all be paired: wherever gravity "
                     "takes them, no pairing joins each with a tile it could ever link to (reach-pairing)",
                     {"argument": "reach-pairing", "type": t, "tiles": [list(c) for c in cells]})
-        locked = self.grounded_lock(board, spent)
-        if locked is not None:
-            return locked
+        grounded = self.grounded_lock(board, spent)
+        if grounded is not None:
+            return grounded
         inside = set(part.tiles)
         hint = [m for m in self.hint if tuple(m[0]) in inside and tuple(m[1]) in inside]
         search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True)
