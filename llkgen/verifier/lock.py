@@ -375,7 +375,10 @@ def _first_pass(hint: Sequence[StepObject], live: list[bool], g: list[int],
     steps: Sequence[tuple[Any, ...]] = hint
     for step in steps:
         p: int = step[0]
-        if not live[p] or not g[p]:
+        if not g[p]:
+            continue
+        if not live[p]:
+            missed |= 1 << p  # a tile not in alive stays: no later recorded path may cross it
             continue
         if step[1] in partners[p]:
             if not missed or not step[2] & missed:
@@ -413,14 +416,21 @@ def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequen
     if hint:
         live = _members(len(grid.g), alive)
         steps: Sequence[tuple[Any, ...]] = hint  # as objects: see Step and _first_pass
+        g = grid.g
+        todo = sum(1 for p in alive if g[p])
         for step in steps:
             p: int = step[0]
-            if live[p] and step[1] not in table[p]:
-                break
-        else:
-            # Every step's partner is still allowed, so the whole hint replays (see
-            # Relaxation.replay): the common case of a child whose move left every tile's
-            # partner alive.
+            if g[p]:
+                if not live[p] or step[1] not in table[p]:
+                    todo = -1
+                    break
+                todo -= 1
+        if not todo:
+            # Every tile of alive has a step in the hint, every step's partner is still
+            # allowed and no step deleted a tile outside alive, so the whole hint replays
+            # (see Relaxation.replay): the common case of a child whose move left every
+            # tile's partner alive. (A hint that left tiles, or deleted one that must stay,
+            # goes through the replay below, which handles both.)
             if order is not None:
                 out: list[Any] = order
                 for step in steps:
