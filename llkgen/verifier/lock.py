@@ -526,21 +526,6 @@ class OrderWalk:
         return not left
 
 
-def in_hint_order(tiles: Sequence[int], hint: Sequence[Step]) -> list[int]:
-    """``tiles`` in the order the hint deleted them, the others after, as given. Tiles a
-    replay could not delete mostly wait for tiles the hint deleted before them, so settling
-    them in this order needs far fewer passes than board order (measured on the probes of
-    seeded 10x16 boards: about a third of the link tests)."""
-    if not hint:
-        return list(tiles)
-    want = set(tiles)
-    out = [p for p, _, _ in hint if p in want]
-    if len(out) < len(want):
-        placed = set(out)
-        out += [p for p in tiles if p not in placed]
-    return out
-
-
 def _need_no_gravity(grid: Grid) -> None:
     """Raise ``ValueError`` unless ``grid`` is played without gravity: under gravity a tile
     that cannot link now may slide to where it can, and the relaxation's argument (emptying
