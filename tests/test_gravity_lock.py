@@ -119,14 +119,18 @@ def test_the_real_board_with_crossing_pairs_in_a_corner():
     board = Board.from_grid(ITALANKIN_GRAVITY)
     rules = Rules(border=True, gravity="down")
     assert gravity_locked(board, rules) == [(5, 10), (5, 11), (6, 10), (6, 11)]
-    verdict = verify(board, rules, Budget(nodes=1000, seconds=None))
+    verdict = verify(board, rules, Budget(nodes=10_000, seconds=None))
     assert verdict.status == "unsolvable" and verdict.stats["stage"] == "gravity-lock"
 
 
-def test_move_search_runs_the_lock_test_after_its_dive():
-    """With no dive the lock test runs on the root first: a board it locks ends the search as
-    refuted, with the locked tiles; the search's verdict must be brute force's either way."""
+def test_move_search_runs_the_lock_test_on_its_root(monkeypatch):
+    """With no dive and no wait the lock test runs on the root first: a board it locks ends
+    the search as refuted, with the locked tiles; the search's verdict must be brute force's
+    either way."""
+    import llkgen.verifier.movesearch as movesearch
     from llkgen.verifier.movesearch import MoveSearch
+
+    monkeypatch.setattr(movesearch, "LOCK_AFTER", 0)
 
     roots = decided = 0
     for gravity in GRAVITIES[:4]:

@@ -23,7 +23,7 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
 8. ``reach-pairing`` (gravity, walls): :mod:`llkgen.verifier.reach` proves a type's tiles can
    never all pair up, wherever gravity takes them;
 9. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`, with the test of step 8 at
-   every node; once its first dive has not cleared the board, the lock test of
+   every node; once it has run 2,000 nodes undecided, the lock test of
    :mod:`llkgen.verifier.gravlock` (tiles that can never be removed, whatever order their
    stacks empty in) at its root, which decides the board as ``gravity-lock`` when it fires.
 
@@ -198,7 +198,7 @@ class _Run:
     def sub_game(self, part: Component, budget: Budget, spent: int = 0) -> Verdict:
         """One sub-game (or the whole board): the partner test of :mod:`llkgen.verifier.reach`
         at its root, then the move search with that test at every node and the lock test of
-        :mod:`llkgen.verifier.gravlock` after its dive. Its verdict is
+        :mod:`llkgen.verifier.gravlock` once it has run a while. Its verdict is
         about ``part.board``: solvable with a witness the referee replayed there."""
         board, rules = part.board, self.rules
         reach = None
