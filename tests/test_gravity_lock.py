@@ -119,14 +119,18 @@ def test_the_real_board_with_crossing_pairs_in_a_corner():
     board = Board.from_grid(ITALANKIN_GRAVITY)
     rules = Rules(border=True, gravity="down")
     assert gravity_locked(board, rules) == [(5, 10), (5, 11), (6, 10), (6, 11)]
-    verdict = verify(board, rules, Budget(nodes=1000, seconds=None))
+    verdict = verify(board, rules, Budget(nodes=10_000, seconds=None))
     assert verdict.status == "unsolvable" and verdict.stats["stage"] == "gravity-lock"
 
 
-def test_move_search_runs_the_lock_test_after_its_dive():
-    """With no dive the lock test runs on the root first: a board it locks ends the search as
-    refuted, with the locked tiles; the search's verdict must be brute force's either way."""
+def test_move_search_runs_the_lock_test_on_its_root(monkeypatch):
+    """With no dive and no wait the lock test runs on the root first: a board it locks ends
+    the search as refuted, with the locked tiles; the search's verdict must be brute force's
+    either way."""
+    import llkgen.verifier.movesearch as movesearch
     from llkgen.verifier.movesearch import MoveSearch
+
+    monkeypatch.setattr(movesearch, "LOCK_AFTER", 0)
 
     roots = decided = 0
     for gravity in GRAVITIES[:4]:
@@ -140,3 +144,43 @@ def test_move_search_runs_the_lock_test_after_its_dive():
                 assert found is None and search.locked_root == gravity_locked(board, rules)
             decided += 1
     assert roots > 20, (roots, decided)
+
+
+@pytest.mark.parametrize("gravity", ("down", "up", "left", "right"))
+@pytest.mark.parametrize("border", [True, False])
+def test_crossed_pairs_at_the_gravity_side_lock_in_every_direction(gravity, border):
+    # A B over B A against the gravity side, the last two of each type, and a free pair above:
+    # neither crossed pair can link while the other stands, and nothing can move them.
+    down = [[3, 0, 0, 3], [1, 2, 0, 0], [2, 1, 0, 0]]
+    turn = {"down": lambda g: g, "up": lambda g: g[::-1],
+            "left": lambda g: [list(r) for r in zip(*g[::-1])][::-1],
+            "right": lambda g: [list(r) for r in zip(*g)]}[gravity]
+    grid = oracle_gravity(turn(down), gravity)
+    board, rules = Board.from_grid(grid), Rules(border=border, gravity=gravity)
+    assert not brute_solve(grid, border, gravity)
+    crossed = [(r, c) for r, row in enumerate(grid) for c, v in enumerate(row) if v in (1, 2)]
+    assert gravity_locked(board, rules) == crossed
+
+
+def test_the_real_gravity_boards_it_locks_are_the_unsolvable_ones():
+    """On the 141 real gravity boards (``../shared/real-boards``) the test locks tiles at the
+    root of exactly seven: italankin's three boards built around crossed pairs and four of its
+    random 12x7 deals, none of which a game expects solvable, and all of which the move search
+    refutes (or, for two of the first three, leaves undecided after 120 s)."""
+    import json
+    from pathlib import Path
+
+    real = Path(__file__).resolve().parents[2] / "shared" / "real-boards" / "all.jsonl"
+    if not real.exists():
+        pytest.skip("the real boards live beside the repository")
+    locked = []
+    for line in real.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["gravity"] == "none":
+            continue
+        if gravity_locked(Board.from_grid(rec["grid"]), Rules(border=rec["border"], gravity=rec["gravity"])):
+            assert rec.get("expected") != "solvable", rec["id"]
+            locked.append(rec["id"])
+    assert sorted(locked) == sorted(
+        [f"italankin-fx-CreateSolvable-gravity{s}-0-down" for s in ("", "_pairs", "_smallGame")]
+        + [f"italankin-gen-12x7-p1-random-s{i}-down" for i in range(4)])

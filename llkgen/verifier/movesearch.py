@@ -92,6 +92,13 @@ Pair = tuple[int, int]
 ORDERINGS = ("far", "near", "board")
 #: Nodes each ordering runs before the next one's turn, once the race starts.
 SLICE = 64
+#: With ``lock``, the root's lock test (:mod:`llkgen.verifier.gravlock`) waits for this many
+#: nodes, so that boards the search decides quickly never pay for it: it costs 1-2 ms on
+#: KShisen's 8x18 boards (their median search is about 260 nodes and 6 ms; run right after the
+#: dive it raised that median to 7.3 ms, compiled), 3-10 ms on random 10x16 and 12x18 boards,
+#: 6 ms on 16x30 -- where it decides all ten random boards under gravity down, and 2,000 nodes
+#: first add about 50 ms.
+LOCK_AFTER = 2000
 
 
 def _far_ends(grid: Grid) -> dict[int, list[int]]:
@@ -214,7 +221,7 @@ class _Line:
         if grid.is_cleared():
             self.stack.append([None, (), [], 0, played, None, 0, ()])
             return True
-        key = array("h", grid.g).tobytes()
+        key = array("h", grid.g).tobytes() if closed else first
         keys = (first,) if key == first else (first, key)
         after = removed | gone
         sets = (removed,) if after == removed else (removed, after)
@@ -281,11 +288,12 @@ class MoveSearch:
     tests, which reach the race and the restarts on small boards with them. ``reach``, built
     from this board and rules, refutes nodes whose types can no longer pair up (counted in
     ``reach_prunes``). ``lock=True`` runs the lock test of :mod:`llkgen.verifier.gravlock`
-    on the root once the dive is over: a hit ends the search, with the locked tiles in
-    ``locked_root``. Not at the nodes: there it cost more than it saved on every set measured
-    (a test costs as much as a few hundred nodes -- 3-4 ms on a random 10x16 board against
-    about 12 us a node, compiled -- and the nodes it refutes are mostly a few moves from
-    stuck: on 10x16-left #1 it cut 3,339 nodes to 1,330 at 14 times the CPU)."""
+    on the root once the search has run :data:`LOCK_AFTER` nodes undecided: a hit ends the
+    search, with the locked tiles in ``locked_root``. Not at the nodes: there it cost more
+    than it saved on every set measured (a test costs as much as a few hundred nodes -- 3-4
+    ms on a random 10x16 board against about 12 us a node, compiled -- and the nodes it
+    refutes are mostly a few moves from stuck: on 10x16-left #1 it cut 3,339 nodes to 1,330
+    at 14 times the CPU)."""
 
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
                  prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
@@ -417,19 +425,20 @@ class MoveSearch:
             done = lines[0].step()
             if done is not None:
                 return lines[0].witness() if done else None
-        # The dive did not clear the board: it may well be dead, so the lock test gets its
-        # turn (``lock``). Not before, so the boards a dive clears pay nothing for it.
-        if self.lock and self.root.settled:
-            locked = gravity_locked(self.board, self.rules, self.deadline)
-            if locked:
-                self.locked_root = locked
-                return None
         # Then the race, with a fourth turn for restarts (module docstring).
         restart: _Line | None = None
         allowance = 0
         luby = _luby()
         seed = 0
+        lock = self.lock and self.root.settled
         while True:
+            if lock and self.nodes >= LOCK_AFTER:
+                # Still undecided: the board may well be dead, and the lock test gets its turn.
+                lock = False
+                locked = gravity_locked(self.board, self.rules, self.deadline)
+                if locked:
+                    self.locked_root = locked
+                    return None
             for line in lines:
                 for _ in range(SLICE):
                     done = line.step()

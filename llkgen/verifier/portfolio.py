@@ -22,12 +22,10 @@ Stages, cheapest first (the README's "How a verdict is reached" explains each):
    unsolvable, and each sub-game is searched on its own below;
 8. ``reach-pairing`` (gravity, walls): :mod:`llkgen.verifier.reach` proves a type's tiles can
    never all pair up, wherever gravity takes them;
-9. ``grounded-lock`` (gravity, settled boards): :mod:`llkgen.verifier.grounded` proves that
-   some tiles hold each other in place and can never be removed (at the root of each sub-game);
-10. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`, with the test of step 8 at
-    every node; once its first dive has not cleared the board, the lock test of
-    :mod:`llkgen.verifier.gravlock` (tiles that can never be removed, whatever order their
-    stacks empty in) at its root, which decides the board as ``gravity-lock`` when it fires.
+9. ``move-search`` (gravity): :mod:`llkgen.verifier.movesearch`, with the test of step 8 at
+   every node; once it has run 2,000 nodes undecided, the lock test of
+   :mod:`llkgen.verifier.gravlock` (tiles that can never be removed, whatever order their
+   stacks empty in) at its root, which decides the board as ``gravity-lock`` when it fires.
 
 ``engine="baseline"`` runs :mod:`llkgen.verifier.baseline` alone, ``engine="cpsat"`` the model of
 :mod:`llkgen.verifier.cpsat` alone.
@@ -48,7 +46,6 @@ from llkgen.game.referee import replay
 from llkgen.verifier.baseline import BaselineSearch
 from llkgen.verifier.components import Component, components
 from llkgen.verifier.cpsat import cpsat_suits
-from llkgen.verifier.grounded import grounded_lock
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.pairing import PairingSearch
@@ -198,26 +195,10 @@ class _Run:
             order += [(m.a, m.b) for m in verdict.moves]
         return self.decided(order, "move-search", spent)
 
-    def grounded_lock(self, board: Board, spent: int) -> Verdict | None:
-        """Tiles of ``board`` that hold each other in place (:mod:`llkgen.verifier.grounded`),
-        at the root of a sub-game."""
-        try:
-            lock = grounded_lock(Grid(board, self.rules), self.rules, deadline=self.deadline)
-        except OutOfBudget:
-            return self.unknown("seconds", "grounded-lock", spent)
-        if lock is None:
-            return None
-        types, cells = lock
-        self.stats.update(stage="grounded-lock", nodes=spent)
-        return self.unsolvable(
-            f"the {len(cells)} tiles of types {', '.join(map(str, types))} hold each other in place: none "
-            "can move while they all remain, and no two of one type link past the others (grounded-lock)",
-            {"argument": "grounded-lock", "types": types, "tiles": [list(c) for c in cells]})
-
     def sub_game(self, part: Component, budget: Budget, spent: int = 0) -> Verdict:
         """One sub-game (or the whole board): the partner test of :mod:`llkgen.verifier.reach`
-        and the grounded lock at its root, then the move search with the partner test at every
-        node and the lock test of :mod:`llkgen.verifier.gravlock` after its dive. Its verdict is
+        at its root, then the move search with that test at every node and the lock test of
+        :mod:`llkgen.verifier.gravlock` once it has run a while. Its verdict is
         about ``part.board``: solvable with a witness the referee replayed there."""
         board, rules = part.board, self.rules
         reach = None
@@ -234,9 +215,6 @@ class _Run:
                     f"the {len(cells)} tiles of type {t} can never all be paired: wherever gravity "
                     "takes them, no pairing joins each with a tile it could ever link to (reach-pairing)",
                     {"argument": "reach-pairing", "type": t, "tiles": [list(c) for c in cells]})
-        grounded = self.grounded_lock(board, spent)
-        if grounded is not None:
-            return grounded
         inside = set(part.tiles)
         hint = [m for m in self.hint if tuple(m[0]) in inside and tuple(m[1]) in inside]
         search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True)

@@ -121,8 +121,8 @@ class Reach:
                 ri = reach[tiles[i]]
                 for j in range(i + 1, n):
                     if ri & span[tiles[j]]:
-                        nbrs[i] |= 1 << j
-                        nbrs[j] |= 1 << i
+                        nbrs[i] = nbrs[i] | 1 << j  # not |=: mypyc compiles that to the generic operator
+                        nbrs[j] = nbrs[j] | 1 << i
             odd = _odd_component(nbrs)
             if odd:
                 return t, [grid.cell(tiles[i]) for i in range(n) if odd >> i & 1]
