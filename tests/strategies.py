@@ -175,3 +175,20 @@ def drop_odd_tiles(cells: list[int]) -> list[int]:
             counts[out[i]] -= 1
             out[i] = 0
     return out
+
+
+def positions_in_play(board, rules, rng: random.Random, moves: int) -> list:
+    """``board`` and up to ``moves`` positions after random legal moves from it, as boards
+    (fewer if play gets stuck): where the gravity proofs are checked beyond the root."""
+    from llkgen.game.grid import Grid
+
+    out = [board]
+    for _ in range(moves):
+        grid = Grid(out[-1], rules)
+        legal = [(p, q) for tiles in grid.by_type().values() for i, p in enumerate(tiles)
+                 for q in tiles[i + 1:] if grid.link(p, q)]
+        if not legal:
+            break
+        grid.remove(*rng.choice(legal))
+        out.append(grid.to_board())
+    return out

@@ -13,12 +13,11 @@ import random
 import pytest
 
 from llkgen.game.board import Board, Rules
-from llkgen.game.grid import Grid
 from llkgen.verifier import Budget, verify
 from llkgen.verifier.gravlock import gravity_locked
 
 from oracle import brute_solve, oracle_gravity
-from strategies import grid_text, random_grid
+from strategies import grid_text, positions_in_play, random_grid
 
 GRAVITIES = ("down", "up", "left", "right", "none")
 
@@ -49,26 +48,12 @@ def _cases(seed: int, n: int, gravity: str, walls: float):
     return out
 
 
-def _reached(board: Board, rules: Rules, rng: random.Random) -> list[Board]:
-    """The board and up to three positions after random legal moves."""
-    out = [board]
-    for _ in range(3):
-        grid = Grid(out[-1], rules)
-        moves = [(p, q) for tiles in grid.by_type().values() for i, p in enumerate(tiles)
-                 for q in tiles[i + 1:] if grid.link(p, q)]
-        if not moves:
-            break
-        grid.remove(*rng.choice(moves))
-        out.append(grid.to_board())
-    return out
-
-
 @pytest.mark.parametrize("gravity", GRAVITIES)
 def test_locked_tiles_only_on_unsolvable_positions(gravity):
     rng = random.Random(11)
     fired = unsolvable = checked = 0
     for board, rules in _cases(20261206 + len(gravity), 500, gravity, walls=0.4):
-        for position in _reached(board, rules, rng):
+        for position in positions_in_play(board, rules, rng, 3):
             checked += 1
             locked = gravity_locked(position, rules)
             truth = brute_solve(position.grid(), rules.border, rules.gravity)

@@ -30,7 +30,7 @@ from llkgen.verifier.reach import Reach
 from llkgen.verifier.verdict import OutOfBudget
 
 from oracle import brute_solve, linkable, oracle_gravity
-from strategies import grid_text, random_grid
+from strategies import grid_text, positions_in_play, random_grid
 
 DIRECTIONS = ("down", "up", "left", "right")
 
@@ -77,20 +77,6 @@ def test_components_partition_the_tiles_and_decide_like_brute_force():
     assert splits > 100 and odd > 1000, (splits, odd)
 
 
-def _positions(board: Board, rules: Rules, rng: random.Random):
-    """The root and up to four positions after random legal moves, as boards."""
-    out = [board]
-    for _ in range(4):
-        grid = Grid(out[-1], rules)
-        moves = [(p, q) for tiles in grid.by_type().values() for i, p in enumerate(tiles)
-                 for q in tiles[i + 1:] if grid.link(p, q)]
-        if not moves:
-            break
-        grid.remove(*rng.choice(moves))
-        out.append(grid.to_board())
-    return out
-
-
 @pytest.mark.parametrize("gravity", [*DIRECTIONS, "none"])
 def test_reach_pairing_never_strands_a_solvable_position(gravity):
     """The test is built once from the root and asked about later positions, as the move
@@ -100,7 +86,7 @@ def test_reach_pairing_never_strands_a_solvable_position(gravity):
     for board, rules in _walled_cases(20261202 + len(gravity), 700, gravities=(gravity,), max_rows=5,
                                       max_cols=6, max_tiles=14, min_fill=0.8):
         reach = Reach(board, rules)
-        for position in _positions(board, rules, rng):
+        for position in positions_in_play(board, rules, rng, 4):
             checked += 1
             if reach.stranded(Grid(position, rules)) is not None:
                 fired += 1
