@@ -19,6 +19,11 @@ platform, see ``[tool.cibuildwheel]`` in pyproject.toml). A wheel without it is 
 and tagged ``py3-none-any``, whether ``LLKGEN_PURE=1`` asked for that or the compile failed:
 a failed compile drops every compiled module, so no wheel holds half a core.
 
+One module is written in C rather than compiled from Python: the move search under gravity
+(``llkgen/verifier/_gravity_search.c``; ``llkgen/verifier/native.py`` says why and when it
+runs). It has no Python source to shadow, so it is built by editable installs too, and only
+``LLKGEN_PURE=1`` leaves it out. Without it the Python search goes on alone.
+
 The benchmark's frozen baseline search (``llkgen/verifier/baseline.py``) is never compiled: it
 is the yardstick.
 """
@@ -29,7 +34,7 @@ import atexit
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 try:
@@ -69,6 +74,13 @@ def accelerator() -> list:
     return modules
 
 
+def native() -> list:
+    """The C move search under gravity, unless ``LLKGEN_PURE`` is set (module docstring)."""
+    if os.environ.get("LLKGEN_PURE"):
+        return []
+    return [Extension("llkgen.verifier._gravity_search", ["llkgen/verifier/_gravity_search.c"], optional=True)]
+
+
 def fallback(reason: str) -> None:
     """Say, loudly, that this build is pure Python: now, and again as the build's last words."""
     lines = [
@@ -97,11 +109,15 @@ def tell_the_terminal(banner: str) -> None:
         pass  # no terminal (CI, a pipe): the build log holds the banner
 
 
+NATIVE = "llkgen.verifier._gravity_search"
+
+
 class BuildExt(build_ext):
     """build_ext that keeps the compiled core whole or not at all: when a module of it fails to
     compile (no C compiler, or one that refuses mypyc's output), the modules that did compile
     are removed too, the distribution is left with no extension modules (so the wheel is pure
-    Python), and :func:`fallback` says so."""
+    Python), and :func:`fallback` says so. The C gravity search stands alone: when it is the
+    only module that failed, the compiled core is kept and the build says it goes without it."""
 
     failed: list[str] = []
 
@@ -114,6 +130,12 @@ class BuildExt(build_ext):
 
     def run(self) -> None:
         super().run()
+        if self.failed and all(f.startswith(NATIVE + ":") for f in self.failed):
+            self.distribution.ext_modules = [e for e in self.distribution.ext_modules or [] if e.name != NATIVE]
+            print(f"llkgen: WARNING: the C gravity search did not build ({self.failed[0][:200]}); the "
+                  "Python move search runs alone under gravity, with the same verdicts, slower.",
+                  file=sys.stderr, flush=True)
+            return
         if self.failed and self.distribution.ext_modules:
             for ext in self.extensions:
                 path = self.get_ext_fullpath(ext.name)
@@ -135,4 +157,4 @@ class BdistWheel(bdist_wheel):
         super().run()
 
 
-setup(ext_modules=accelerator(), cmdclass={"build_ext": BuildExt, "bdist_wheel": BdistWheel})
+setup(ext_modules=accelerator() + native(), cmdclass={"build_ext": BuildExt, "bdist_wheel": BdistWheel})
