@@ -18,6 +18,17 @@ def search_core() -> str:
     return "pure Python" if origin.endswith(".py") else "compiled"
 
 
+def native_gravity_search() -> bool:
+    """Whether the C move search under gravity (``llkgen/verifier/_gravity_search.c``, see
+    :mod:`llkgen.verifier.native`) is built here; found, like the core, without importing it."""
+    from importlib.util import find_spec
+
+    return find_spec("llkgen.verifier._gravity_search") is not None
+
+
 def version_line() -> str:
-    """``llkgen --version``: the version and which search core runs (compiled or pure Python)."""
-    return f"llkgen {__version__} (search core: {search_core()})"
+    """``llkgen --version``: the version, which search core runs (compiled or pure Python) and
+    whether the C gravity search is built (it decides long searches under gravity: their node
+    counts and witnesses differ without it, their verdicts never)."""
+    c = "with" if native_gravity_search() else "without"
+    return f"llkgen {__version__} (search core: {search_core()}, {c} the C gravity search)"

@@ -530,7 +530,8 @@ def test_version(cli):
     # is either: an editable install runs it from its sources, a wheel compiled (see setup.py).
     r = cli("--version")
     assert (r.returncode, r.stderr) == (0, "")
-    assert re.fullmatch(rf"llkgen {re.escape(version('llkgen'))} \(search core: (compiled|pure Python)\)\n", r.stdout)
+    assert re.fullmatch(rf"llkgen {re.escape(version('llkgen'))} \(search core: (compiled|pure Python), "
+                        r"(with|without) the C gravity search\)\n", r.stdout)
 
 
 def test_version_through_the_entry_point(runs, cli):

@@ -10,7 +10,8 @@ first, and is the only module that knows their order:
 * :mod:`~llkgen.verifier.pairing`: the exact search without gravity;
 * :mod:`~llkgen.verifier.movesearch`: the exact search under gravity, with
   :mod:`~llkgen.verifier.components` (wall-bounded sub-games, union-find) and
-  :mod:`~llkgen.verifier.reach` (types gravity can never pair), both sound proofs;
+  :mod:`~llkgen.verifier.reach` (types gravity can never pair), both sound proofs, and
+  :mod:`~llkgen.verifier.native`, the same search in C that it hands long searches to;
 * :mod:`~llkgen.verifier.cpsat`: the CP-SAT model;
 * :mod:`~llkgen.verifier.baseline`: the benchmarks' plain yardstick.
 

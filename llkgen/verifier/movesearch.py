@@ -84,6 +84,7 @@ from typing import Callable
 
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.grid import Grid
+from llkgen.verifier import native as native_search
 from llkgen.verifier.gravlock import gravity_locked
 from llkgen.verifier.reach import Reach
 from llkgen.verifier.verdict import Budget, OutOfBudget
@@ -99,6 +100,11 @@ SLICE = 64
 #: 6 ms on 16x30 -- where it decides all ten random boards under gravity down, and 2,000 nodes
 #: first add about 50 ms.
 LOCK_AFTER = 2000
+#: With ``native``, the search hands the board over to the C search of
+#: :mod:`llkgen.verifier.native` once it has run this many nodes undecided (and the lock test
+#: has had its turn): the boards this search decides quickly keep its witnesses and node counts,
+#: whether or not the C search is built; on the others, 2,000 nodes are a few tens of ms.
+NATIVE_AFTER = LOCK_AFTER
 
 
 def _far_ends(grid: Grid) -> dict[int, list[int]]:
@@ -293,13 +299,21 @@ class MoveSearch:
     than it saved on every set measured (a test costs as much as a few hundred nodes -- 3-4
     ms on a random 10x16 board against about 12 us a node, compiled -- and the nodes it
     refutes are mostly a few moves from stuck: on 10x16-left #1 it cut 3,339 nodes to 1,330
-    at 14 times the CPU)."""
+    at 14 times the CPU).
+
+    ``native=True`` hands the board over to the C search of :mod:`llkgen.verifier.native` once
+    :data:`NATIVE_AFTER` nodes have passed undecided (after the lock test, with ``lock``): it
+    searches the board again from its start, 20 times faster a node, with what is left of the
+    budget, and its result is this search's (``native_result`` holds it). The caller checks
+    :func:`llkgen.verifier.native.suits` first."""
 
     def __init__(self, board: Board, rules: Rules, budget: Budget, *, start: float | None = None,
                  prefer: list | None = None, orderings: tuple[str, ...] = ORDERINGS,
                  safe: bool = True, dive: int | None = None, reach: Reach | None = None,
-                 lock: bool = False):
+                 lock: bool = False, native: bool = False):
         self.root = Grid(board, rules)
+        self.native = native
+        self.native_result: native_search.NativeResult | None = None
         self.board, self.rules = board, rules
         self.lock = lock
         self.locked_root: list[Cell] | None = None
@@ -410,6 +424,18 @@ class MoveSearch:
         order.line_of = line_of  # type: ignore[attr-defined]
         return order
 
+    def _hand_over(self) -> list[tuple[Cell, Cell]] | None:
+        """The C search's verdict on the whole board, with the budget left (class docstring)."""
+        left = None if self.budget.nodes is None else self.budget.nodes - self.nodes
+        result = native_search.search(self.board, self.rules, left, self.deadline)
+        self.native_result = result
+        self.nodes += result.nodes
+        if result.status == "solvable":
+            return result.moves
+        if result.status == "unsolvable":
+            return None
+        raise OutOfBudget(result.status)
+
     # -- the search -------------------------------------------------------------------------
     def search(self) -> list[tuple[Cell, Cell]] | None:
         first = self._order(self.orderings[0])
@@ -439,6 +465,8 @@ class MoveSearch:
                 if locked:
                     self.locked_root = locked
                     return None
+            if self.native and self.nodes >= NATIVE_AFTER:
+                return self._hand_over()
             for line in lines:
                 for _ in range(SLICE):
                     done = line.step()

@@ -43,6 +43,7 @@ from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
 from llkgen.game.path import Move
 from llkgen.game.referee import replay
+from llkgen.verifier import native
 from llkgen.verifier.baseline import BaselineSearch
 from llkgen.verifier.components import Component, components
 from llkgen.verifier.cpsat import cpsat_suits
@@ -217,7 +218,8 @@ class _Run:
                     {"argument": "reach-pairing", "type": t, "tiles": [list(c) for c in cells]})
         inside = set(part.tiles)
         hint = [m for m in self.hint if tuple(m[0]) in inside and tuple(m[1]) in inside]
-        search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True)
+        search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True,
+                            native=native.suits(board, rules))
         sub = _Run(board, rules, budget, self.engine, hint, self.start, self.stats)
         verdict = sub.search(search, "move-search", spent)
         if search.locked_root is not None:
@@ -343,9 +345,18 @@ class _Run:
             else:
                 order = solver.search()
         except OutOfBudget as e:
-            return self.unknown(e.which, stage, spent + solver.nodes)
+            return self.unknown(e.which, self._stage(solver, stage), spent + solver.nodes)
         self.stats["dead_boards"] = len(solver.dead)
+        stage = self._stage(solver, stage)
         return self.decided(order, stage, spent + solver.nodes)
+
+    def _stage(self, solver: BaselineSearch | PairingSearch | MoveSearch, stage: str) -> str:
+        """``native-search`` once a move search has handed over to the C search, with its counters."""
+        result = getattr(solver, "native_result", None)
+        if result is None:
+            return stage
+        self.stats.update(native_nodes=result.nodes, native_dead_boards=result.recorded)
+        return "native-search"
 
     def decided(self, order: Order | None, stage: str, nodes: int) -> Verdict:
         """A finished search: its witness (replayed) or, exhaustive and empty-handed, a proof."""
