@@ -6,7 +6,9 @@
 search alone (``plain`` below: :class:`~llkgen.verifier.movesearch.MoveSearch` on the whole
 board, nothing else) is exactly what ``auto`` ran under gravity before those rules, so the
 two side by side, in one run and on the same boards, are the before and after. ``baseline``
-is the frozen yardstick of ``benchmarks/verify_bench.py``.
+is the frozen yardstick of ``benchmarks/verify_bench.py``. ``auto-python`` is ``auto`` with
+the C gravity search (:mod:`llkgen.verifier.native`) switched off: what a pure Python install
+runs, and what ``auto`` ran before long searches went to C.
 
 Sets:
 
@@ -21,6 +23,7 @@ CPU seconds (``time.process_time``) per call, so a busy machine stretches every 
 
     python benchmarks/gravity_pruning_bench.py --sets small --boards 600 --nodes 60000
     python benchmarks/gravity_pruning_bench.py --sets real --budget 10
+    python benchmarks/gravity_pruning_bench.py --sets real --budget 10 --engines auto,auto-python,baseline
     python benchmarks/gravity_pruning_bench.py --sets full --boards 5 --budget 10
 """
 
@@ -36,7 +39,7 @@ from pathlib import Path
 from llkgen.game.board import Board, Rules
 from llkgen.game.gravity import apply_gravity
 from llkgen.game.referee import replay
-from llkgen.verifier import Budget, verify
+from llkgen.verifier import Budget, native, verify
 from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.verdict import OutOfBudget
 
@@ -96,7 +99,12 @@ def run(engine: str, board: Board, rules: Rules, budget: Budget) -> tuple[str, s
         except OutOfBudget:
             status = "unknown"
         return status, "move-search", search.nodes, time.process_time() - t0
-    verdict = verify(board, rules, budget, engine=engine)
+    built = native.AVAILABLE
+    native.AVAILABLE = built and engine != "auto-python"
+    try:
+        verdict = verify(board, rules, budget, engine="auto" if engine == "auto-python" else engine)
+    finally:
+        native.AVAILABLE = built
     return (str(verdict.status), verdict.stats.get("stage", ""), int(verdict.stats.get("nodes", 0)),
             time.process_time() - t0)
 

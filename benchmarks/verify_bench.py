@@ -25,6 +25,10 @@ Sets (rows x cols, types x copies, border on):
     python benchmarks/verify_bench.py                        # every set, 10 s per board
     python benchmarks/verify_bench.py --sets 10x16,kshisen --boards 10 --budget 5
     python benchmarks/verify_bench.py --markdown out.md
+    python benchmarks/verify_bench.py --sets kshisen --engines auto,auto-python,baseline
+
+``auto-python`` is ``auto`` with the C gravity search switched off, in the same process: what a
+pure Python install runs, and the search before the C one took over long searches.
 
 Times are wall-clock on whatever machine runs it (`--cpu`: CPU seconds of this process, which a busy
 machine stretches less); the boards are the same everywhere.
@@ -48,7 +52,7 @@ if importlib.util.find_spec("llkgen") is None:  # not installed: use the source 
 import llkgen.game.grid  # noqa: E402
 from llkgen.game.board import Board, Rules  # noqa: E402
 from llkgen.game.playout import Playout  # noqa: E402
-from llkgen.verifier import Budget, verify  # noqa: E402
+from llkgen.verifier import Budget, native, verify  # noqa: E402
 
 # name -> (rows, cols, types, gravity, kind, default boards)
 SETS: dict[str, tuple[int, int, int, str, str, int]] = {
@@ -102,9 +106,18 @@ def boards(name: str, n: int) -> list[Board]:
 
 
 def run(board: Board, rules: Rules, engine: str, seconds: float, nodes: int | None, clock=time.perf_counter):
-    t0 = clock()
-    v = verify(board, rules, Budget(nodes=nodes, seconds=seconds), engine=engine)
-    return v.status, clock() - t0, v.stats.get("stage", "?"), v.stats.get("nodes", 0)
+    """One verification. ``auto-python`` is ``auto`` with the C gravity search switched off for
+    the call (what a pure Python install, or one without a C compiler, runs)."""
+    built = native.AVAILABLE
+    if engine == "auto-python":
+        native.AVAILABLE = False
+    try:
+        t0 = clock()
+        v = verify(board, rules, Budget(nodes=nodes, seconds=seconds),
+                   engine="auto" if engine == "auto-python" else engine)
+        return v.status, clock() - t0, v.stats.get("stage", "?"), v.stats.get("nodes", 0)
+    finally:
+        native.AVAILABLE = built
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -128,7 +141,8 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=10.0, help="seconds per board and engine (default 10)")
     ap.add_argument("--nodes", type=int, default=None, help="optional node budget as well")
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from {', '.join(SETS)}")
-    ap.add_argument("--engines", default="auto,baseline", help="engines to time (default auto,baseline)")
+    ap.add_argument("--engines", default="auto,baseline",
+                    help="engines to time (default auto,baseline); auto-python is auto without the C gravity search")
     ap.add_argument("--markdown", type=Path, help="also write the tables to this Markdown file")
     ap.add_argument("--cpu", action="store_true",
                     help="time CPU seconds of this process instead of wall-clock (the budget stays wall-clock)")
@@ -189,6 +203,7 @@ def main() -> None:
                 ratio_lines.append(f"| {name} | 0 | | | | {ms(all_ours)} / {ms(all_base)} | {lost} |")
     load1 = os.getloadavg()[0]
     core = "pure Python" if llkgen.game.grid.__file__.endswith(".py") else "compiled"
+    core += ", with the C gravity search" if native.AVAILABLE else ", without the C gravity search"
     lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"search core {core}; "
              f"load average {load0:.1f} at the start, {load1:.1f} at the end; "
