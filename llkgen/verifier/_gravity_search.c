@@ -93,6 +93,8 @@ typedef struct {
     int ntiles, words;  /* starting tiles, 64-bit words of a removed set */
     int *row, *col;     /* per padded cell: its row and column */
     int *line_of;       /* per padded cell: its line (-1 for the ring) */
+    int *walled;        /* per line: whether it holds a wall (so more than one run) */
+    uint64_t ringE_row[64], ringE_col[64]; /* the ring's empty cells, by row and by column */
     int *line_off;      /* lines' cell lists: line_cells[line_off[k] .. line_off[k+1]) */
     int *line_cells;    /* padded indices, each line from the gravity side outwards */
     int nlines;
@@ -372,12 +374,6 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-static int move_order(const void *x, const void *y)
-{
-    const Move *a = x, *b = y;
-    return (a->key > b->key) - (a->key < b->key);
-}
-
 static void line_free(Line *L)
 {
     free(L->g);
@@ -454,12 +450,12 @@ static void play(const Game *G, cell_t *g, int16_t *id, uint64_t *key, int p, in
 static int survey(Search *S, const cell_t *g)
 {
     const Game *G = S->G;
-    int tiles = 0;
+    int tiles = 0, W = G->W;
     memset(S->fill, 0, sizeof(int) * (G->ntypes + 1));
-    memset(S->rowE, 0, sizeof(uint64_t) * G->H);
-    memset(S->colE, 0, sizeof(uint64_t) * G->W);
-    for (int r = 0, p = 0; r < G->H; r++)
-        for (int c = 0; c < G->W; c++, p++) {
+    memcpy(S->rowE, G->ringE_row, sizeof(uint64_t) * G->H); /* the ring never changes */
+    memcpy(S->colE, G->ringE_col, sizeof(uint64_t) * G->W);
+    for (int r = 1; r < G->H - 1; r++)
+        for (int c = 1, p = r * W + 1; c < W - 1; c++, p++) {
             int t = g[p];
             if (t > 0) {
                 S->scratch[G->type_off[t] + S->fill[t]++] = p;
@@ -548,26 +544,31 @@ static void closure(Search *S, Line *L, int lv)
         return;
     for (int progress = 1; progress;) {
         progress = 0;
-        memset(S->bad, 0, sizeof(int) * (ntypes + 1));
+        /* count each type's tiles in the far-end blocks of their runs: it qualifies when all
+         * of them are (S->bad holds the counts) */
+        int *far = S->bad;
+        memset(far, 0, sizeof(int) * (ntypes + 1));
         for (int k = 0; k < G->nlines; k++) {
             const int *line = G->line_cells + G->line_off[k];
             int top = 0;
             for (int i = G->line_off[k + 1] - G->line_off[k] - 1; i >= 0; i--) {
                 int t = g[line[i]];
-                if (t <= 0)
+                if (t <= 0) {
                     top = 0;
-                else if (top == 0 || top == t)
+                } else if (top == 0 || top == t) {
                     top = t;
-                else {
+                    far[t]++;
+                } else {
                     top = -1;
-                    S->bad[t] = 1;
+                    if (!G->walled[k])
+                        break; /* one run: the rest of the line lies below this block */
                 }
             }
         }
         /* the qualifying types in the order of their first tile (insertion sort: few) */
         int m = 0;
         for (int t = 1; t <= ntypes; t++) {
-            if (S->bad[t] || S->fill[t] == 0)
+            if (S->fill[t] == 0 || far[t] != S->fill[t])
                 continue;
             int first = S->scratch[G->type_off[t]], k = m++;
             while (k > 0 && S->scratch[G->type_off[S->order_t[k - 1]]] > first) {
@@ -630,8 +631,15 @@ static int list_moves(Search *S, Line *L, int lv, int tiles)
                     k++;
                 }
     }
-    if (k > 1)
-        qsort(out, k, sizeof(Move), move_order);
+    for (int i = 1; i < k; i++) { /* insertion sort: a few to a few dozen moves */
+        Move m = out[i];
+        int j = i;
+        while (j > 0 && out[j - 1].key > m.key) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = m;
+    }
     L->cnt[lv] = k;
     return k;
 }
@@ -815,6 +823,7 @@ static void game_free(Game *G)
     free(G->row);
     free(G->col);
     free(G->line_of);
+    free(G->walled);
     free(G->line_off);
     free(G->line_cells);
     free(G->depth);
@@ -924,8 +933,9 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
     G.nlines = vertical ? cols : rows;
     int len = vertical ? rows : cols;
     G.line_off = malloc(sizeof(int) * (G.nlines + 1));
+    G.walled = calloc(G.nlines + 1, sizeof(int));
     G.line_cells = malloc(sizeof(int) * rows * cols);
-    if (!G.line_of || !G.row || !G.col || !G.depth || !G.type_off || !G.line_off || !G.line_cells) {
+    if (!G.line_of || !G.walled || !G.row || !G.col || !G.depth || !G.type_off || !G.line_off || !G.line_cells) {
         PyErr_NoMemory();
         goto done;
     }
@@ -942,10 +952,19 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
             int p = (r + 1) * G.W + c + 1;
             G.line_cells[k * len + i] = p;
             G.line_of[p] = k;
+            if (root[p] == WALL)
+                G.walled[k] = 1;
             G.depth[p] = i;
         }
     }
     G.line_off[G.nlines] = G.nlines * len;
+    for (int p = 0; p < G.n; p++) {
+        int r = p / G.W, c = p % G.W;
+        if ((r == 0 || c == 0 || r == G.H - 1 || c == G.W - 1) && root[p] == 0) {
+            G.ringE_row[r] |= 1ULL << c;
+            G.ringE_col[c] |= 1ULL << r;
+        }
+    }
     for (int t = 1, off = 0; t <= ntypes; t++) {
         G.type_off[t] = off;
         off += counts[t];
