@@ -585,7 +585,7 @@ static void closure(Search *S, Line *L, int lv)
 
 /* List the moves of the board at level lv of line L, in the line's order, from the current
  * survey. Returns the number, or -1 without memory. */
-static int list_moves(Search *S, Line *L, int lv, int tiles)
+static int list_moves(Search *S, Line *L, int lv)
 {
     const Game *G = S->G;
     const cell_t *g = L->g + (size_t)lv * G->n;
@@ -594,7 +594,10 @@ static int list_moves(Search *S, Line *L, int lv, int tiles)
     L->off[lv] = base;
     L->cnt[lv] = 0;
     L->idx[lv] = 0;
-    size_t need = (size_t)base + (size_t)tiles * (size_t)tiles / 2 + 1;
+    size_t pairs = 0; /* at most every same-type pair: the room the list may take */
+    for (int t = 1; t <= ntypes; t++)
+        pairs += (size_t)S->fill[t] * (size_t)(S->fill[t] - 1) / 2;
+    size_t need = (size_t)base + pairs + 1;
     if (need > L->moves_cap) {
         size_t cap = L->moves_cap * 2 > need ? L->moves_cap * 2 : need;
         Move *mv = realloc(L->moves, cap * sizeof(Move));
@@ -664,7 +667,7 @@ static int enter(Search *S, Line *L, int lv)
             table_add(S->T, k0);
         return STEP_DEAD;
     }
-    int k = list_moves(S, L, lv, tiles);
+    int k = list_moves(S, L, lv);
     if (k < 0) {
         PyErr_NoMemory();
         S->failed = 1;
