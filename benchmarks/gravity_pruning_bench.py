@@ -36,10 +36,12 @@ import statistics
 import time
 from pathlib import Path
 
+from verify_bench import verdict as engine_verdict  # this folder: the engines it times, auto-python too
+
 from llkgen.game.board import Board, Rules
 from llkgen.game.gravity import apply_gravity
 from llkgen.game.referee import replay
-from llkgen.verifier import Budget, native, verify
+from llkgen.verifier import Budget
 from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.verdict import OutOfBudget
 
@@ -99,12 +101,7 @@ def run(engine: str, board: Board, rules: Rules, budget: Budget) -> tuple[str, s
         except OutOfBudget:
             status = "unknown"
         return status, "move-search", search.nodes, time.process_time() - t0
-    built = native.AVAILABLE
-    native.AVAILABLE = built and engine != "auto-python"
-    try:
-        verdict = verify(board, rules, budget, engine="auto" if engine == "auto-python" else engine)
-    finally:
-        native.AVAILABLE = built
+    verdict = engine_verdict(board, rules, budget, engine)
     return (str(verdict.status), verdict.stats.get("stage", ""), int(verdict.stats.get("nodes", 0)),
             time.process_time() - t0)
 

@@ -105,19 +105,24 @@ def boards(name: str, n: int) -> list[Board]:
     return [make(name, i) for i in range(n)]
 
 
-def run(board: Board, rules: Rules, engine: str, seconds: float, nodes: int | None, clock=time.perf_counter):
-    """One verification. ``auto-python`` is ``auto`` with the C gravity search switched off for
-    the call (what a pure Python install, or one without a C compiler, runs)."""
+def verdict(board: Board, rules: Rules, budget: Budget, engine: str):
+    """``verify`` with one of the engines these benchmarks time: ``auto-python`` is ``auto`` with
+    the C gravity search switched off for the call (what a pure Python install, or one without a
+    C compiler, runs); any other is passed on."""
+    if engine != "auto-python":
+        return verify(board, rules, budget, engine=engine)
     built = native.AVAILABLE
-    if engine == "auto-python":
-        native.AVAILABLE = False
+    native.AVAILABLE = False
     try:
-        t0 = clock()
-        v = verify(board, rules, Budget(nodes=nodes, seconds=seconds),
-                   engine="auto" if engine == "auto-python" else engine)
-        return v.status, clock() - t0, v.stats.get("stage", "?"), v.stats.get("nodes", 0)
+        return verify(board, rules, budget, engine="auto")
     finally:
         native.AVAILABLE = built
+
+
+def run(board: Board, rules: Rules, engine: str, seconds: float, nodes: int | None, clock=time.perf_counter):
+    t0 = clock()
+    v = verdict(board, rules, Budget(nodes=nodes, seconds=seconds), engine)
+    return v.status, clock() - t0, v.stats.get("stage", "?"), v.stats.get("nodes", 0)
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -323,11 +323,12 @@ typedef struct {
     double deadline;
     const char *stop;   /* the budget that ran out, or NULL */
     int failed;         /* a Python error is set (no memory, a signal) */
-    int *scratch, *fill, *bad, *order_t;
+    int *scratch, *fill, *far, *order_t;
+    int tiles;          /* the tiles of the board last surveyed */
     Reach *reaches;
     cell_t *save_g;
     int16_t *save_id;
-    uint64_t *child;
+    uint64_t *save_key;
     uint64_t rowE[64], colE[64];
 } Search;
 
@@ -446,8 +447,8 @@ static void play(const Game *G, cell_t *g, int16_t *id, uint64_t *key, int p, in
 }
 
 /* Take stock of a board: its tiles by type, in board order (scratch, from each type's offset,
- * fill counts), and its empty cells (rowE, colE). Returns the number of tiles. */
-static int survey(Search *S, const cell_t *g)
+ * fill counts), its empty cells (rowE, colE) and how many tiles it has (tiles). */
+static void survey(Search *S, const cell_t *g)
 {
     const Game *G = S->G;
     int tiles = 0, W = G->W;
@@ -465,7 +466,7 @@ static int survey(Search *S, const cell_t *g)
                 S->colE[c] |= 1ULL << r;
             }
         }
-    return tiles;
+    S->tiles = tiles;
 }
 
 /* The first linkable pair of type t's tiles in board order (the survey must be current), as
@@ -505,7 +506,7 @@ static int clear_type(Search *S, Line *L, int lv, int t)
         return 0; /* the common case: nothing changed */
     memcpy(S->save_g, g, sizeof(cell_t) * n);
     memcpy(S->save_id, id, sizeof(int16_t) * n);
-    memcpy(S->child, key, sizeof(uint64_t) * words);
+    memcpy(S->save_key, key, sizeof(uint64_t) * words);
     for (;;) {
         const int *ps = S->scratch + G->type_off[t];
         int a = ps[i], b = ps[j];
@@ -519,7 +520,7 @@ static int clear_type(Search *S, Line *L, int lv, int t)
         if (!first_link(S, g, t, &i, &j)) {
             memcpy(g, S->save_g, sizeof(cell_t) * n);
             memcpy(id, S->save_id, sizeof(int16_t) * n);
-            memcpy(key, S->child, sizeof(uint64_t) * words);
+            memcpy(key, S->save_key, sizeof(uint64_t) * words);
             survey(S, g);
             return 0;
         }
@@ -545,8 +546,8 @@ static void closure(Search *S, Line *L, int lv)
     for (int progress = 1; progress;) {
         progress = 0;
         /* count each type's tiles in the far-end blocks of their runs: it qualifies when all
-         * of them are (S->bad holds the counts) */
-        int *far = S->bad;
+         * of them are */
+        int *far = S->far;
         memset(far, 0, sizeof(int) * (ntypes + 1));
         for (int k = 0; k < G->nlines; k++) {
             const int *line = G->line_cells + G->line_off[k];
@@ -653,10 +654,7 @@ static int enter(Search *S, Line *L, int lv)
     const Game *G = S->G;
     survey(S, L->g + (size_t)lv * G->n);
     closure(S, L, lv);
-    int tiles = 0;
-    for (int t = 1; t <= G->ntypes; t++)
-        tiles += S->fill[t];
-    if (tiles == 0) {
+    if (S->tiles == 0) { /* the survey is current after the clearings */
         L->level = lv;
         return STEP_FOUND;
     }
@@ -999,17 +997,17 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
     S.deadline = seconds >= 0 ? now() + seconds : -1.0;
     S.scratch = malloc(sizeof(int) * (G.ntiles + 1));
     S.fill = calloc(ntypes + 2, sizeof(int));
-    S.bad = calloc(ntypes + 2, sizeof(int));
+    S.far = calloc(ntypes + 2, sizeof(int));
     S.order_t = calloc(ntypes + 2, sizeof(int));
     S.reaches = malloc(sizeof(Reach) * (G.ntiles + 1));
     S.save_g = malloc(sizeof(cell_t) * G.n);
     S.save_id = malloc(sizeof(int16_t) * G.n);
-    S.child = calloc(G.words, sizeof(uint64_t));
+    S.save_key = calloc(G.words, sizeof(uint64_t));
     T.words = G.words;
     T.max_bytes = (size_t)(max_table_mb > 0 ? max_table_mb : 0) << 20; /* 0: the first 1,024 slots only */
     T.cap = 1024;
     T.keys = calloc(T.cap * T.words, sizeof(uint64_t));
-    int ok = S.scratch && S.fill && S.bad && S.order_t && S.reaches && S.save_g && S.save_id && S.child && T.keys;
+    int ok = S.scratch && S.fill && S.far && S.order_t && S.reaches && S.save_g && S.save_id && S.save_key && T.keys;
     for (int l = 0; l < LINES + 1 && ok; l++)
         ok = line_init(&S, &lines[l], l < LINES ? l : ORDER_FAR, 0);
     if (!ok) {
@@ -1032,12 +1030,12 @@ done:
         line_free(&lines[l]);
     free(S.scratch);
     free(S.fill);
-    free(S.bad);
+    free(S.far);
     free(S.order_t);
     free(S.reaches);
     free(S.save_g);
     free(S.save_id);
-    free(S.child);
+    free(S.save_key);
     free(T.keys);
     free(root);
     free(root_id);

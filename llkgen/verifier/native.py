@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
+from llkgen.game.board import Board, Cell, Gravity, Rules
 
 
 def _load() -> Any:
@@ -101,9 +101,8 @@ def search(board: Board, rules: Rules, nodes: int | None, deadline: float | None
         raise ValueError("the native gravity search takes boards with gravity, at most "
                          f"{MAX_SIDE} rows and columns and {MAX_TILES} tiles, when built")
     seconds = -1.0 if deadline is None else max(0.0, deadline - time.perf_counter())
-    cells = [WALL if v == WALL else v for v in board.cells]
     status, count, moves, recorded = _gravity_search.search(
-        board.rows, board.cols, cells, _GRAVITY[Gravity(rules.gravity)], rules.border,
+        board.rows, board.cols, board.cells, _GRAVITY[Gravity(rules.gravity)], rules.border,
         -1 if nodes is None else max(0, nodes), seconds, table_mib, -1 if dive is None else dive, turn)
     return NativeResult(status, count, None if moves is None else [(tuple(a), tuple(b)) for a, b in moves],
                         recorded)

@@ -352,7 +352,7 @@ class _Run:
 
     def _stage(self, solver: BaselineSearch | PairingSearch | MoveSearch, stage: str) -> str:
         """``native-search`` once a move search has handed over to the C search, with its counters."""
-        result = getattr(solver, "native_result", None)
+        result = solver.native_result if isinstance(solver, MoveSearch) else None
         if result is None:
             return stage
         self.stats.update(native_nodes=result.nodes, native_dead_boards=result.recorded)
