@@ -19,10 +19,13 @@ platform, see ``[tool.cibuildwheel]`` in pyproject.toml). A wheel without it is 
 and tagged ``py3-none-any``, whether ``LLKGEN_PURE=1`` asked for that or the compile failed:
 a failed compile drops every compiled module, so no wheel holds half a core.
 
-One module is written in C rather than compiled from Python: the move search under gravity
+Two modules are written in C rather than compiled from Python: the move search under gravity
 (``llkgen/verifier/_gravity_search.c``; ``llkgen/verifier/native.py`` says why and when it
-runs). It has no Python source to shadow, so it is built by editable installs too, and only
-``LLKGEN_PURE=1`` leaves it out. Without it the Python search goes on alone.
+runs) and the model players that measure difficulty (``llkgen/analysis/_players.c``;
+``llkgen/analysis/native_players.py``). They share the link test in
+``llkgen/verifier/_links.h``. They have no Python source to shadow, so they are built by
+editable installs too, and only ``LLKGEN_PURE=1`` leaves them out. Without them the Python
+code they stand in for runs alone, with the same results.
 
 The benchmark's frozen baseline search (``llkgen/verifier/baseline.py``) is never compiled: it
 is the yardstick.
@@ -78,7 +81,12 @@ def native() -> list:
     """The C move search under gravity, unless ``LLKGEN_PURE`` is set (module docstring)."""
     if os.environ.get("LLKGEN_PURE"):
         return []
-    return [Extension("llkgen.verifier._gravity_search", ["llkgen/verifier/_gravity_search.c"], optional=True)]
+    return [
+        Extension("llkgen.verifier._gravity_search", ["llkgen/verifier/_gravity_search.c"],
+                  depends=["llkgen/verifier/_links.h"], optional=True),
+        Extension("llkgen.analysis._players", ["llkgen/analysis/_players.c"],
+                  depends=["llkgen/verifier/_links.h"], optional=True),
+    ]
 
 
 def fallback(reason: str) -> None:
@@ -109,15 +117,17 @@ def tell_the_terminal(banner: str) -> None:
         pass  # no terminal (CI, a pipe): the build log holds the banner
 
 
-NATIVE = "llkgen.verifier._gravity_search"
+#: The modules written in C, each optional on its own.
+NATIVE = ("llkgen.verifier._gravity_search", "llkgen.analysis._players")
 
 
 class BuildExt(build_ext):
     """build_ext that keeps the compiled core whole or not at all: when a module of it fails to
     compile (no C compiler, or one that refuses mypyc's output), the modules that did compile
     are removed too, the distribution is left with no extension modules (so the wheel is pure
-    Python), and :func:`fallback` says so. The C gravity search stands alone: when it is the
-    only module that failed, the compiled core is kept and the build says it goes without it."""
+    Python), and :func:`fallback` says so. The modules written in C (:data:`NATIVE`) stand
+    alone: when only they failed, the compiled core is kept and the build says which it goes
+    without."""
 
     failed: list[str] = []
 
@@ -130,11 +140,13 @@ class BuildExt(build_ext):
 
     def run(self) -> None:
         super().run()
-        if self.failed and all(f.startswith(NATIVE + ":") for f in self.failed):
-            self.distribution.ext_modules = [e for e in self.distribution.ext_modules or [] if e.name != NATIVE]
-            print(f"llkgen: WARNING: the C gravity search did not build ({self.failed[0][:200]}); the "
-                  "Python move search runs alone under gravity, with the same verdicts, slower.",
-                  file=sys.stderr, flush=True)
+        failed_native = {f.split(":")[0] for f in self.failed} & set(NATIVE)
+        if self.failed and all(f.split(":")[0] in NATIVE for f in self.failed):
+            self.distribution.ext_modules = [e for e in self.distribution.ext_modules or []
+                                             if e.name not in failed_native]
+            print(f"llkgen: WARNING: {', '.join(sorted(failed_native))} did not build ({self.failed[0][:200]}); "
+                  "llkgen runs its Python code in its place (the gravity search, the model players), with "
+                  "the same verdicts and numbers, slower.", file=sys.stderr, flush=True)
             return
         if self.failed and self.distribution.ext_modules:
             for ext in self.extensions:

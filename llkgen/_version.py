@@ -21,14 +21,27 @@ def search_core() -> str:
 def native_gravity_search() -> bool:
     """Whether the C move search under gravity (``llkgen/verifier/_gravity_search.c``, see
     :mod:`llkgen.verifier.native`) is built here; found, like the core, without importing it."""
+    return _built("llkgen.verifier._gravity_search")
+
+
+def native_players() -> bool:
+    """Whether the C model players (``llkgen/analysis/_players.c``, see
+    :mod:`llkgen.analysis.native_players`) are built here."""
+    return _built("llkgen.analysis._players")
+
+
+def _built(module: str) -> bool:
     from importlib.util import find_spec
 
-    return find_spec("llkgen.verifier._gravity_search") is not None
+    return find_spec(module) is not None
 
 
 def version_line() -> str:
-    """``llkgen --version``: the version, which search core runs (compiled or pure Python) and
+    """``llkgen --version``: the version, which search core runs (compiled or pure Python),
     whether the C gravity search is built (it decides long searches under gravity: their node
-    counts and witnesses differ without it, their verdicts never)."""
-    c = "with" if native_gravity_search() else "without"
-    return f"llkgen {__version__} (search core: {search_core()}, {c} the C gravity search)"
+    counts and witnesses differ without it, their verdicts never), and whether the C model
+    players are (they make grading several times faster; the numbers are the same without)."""
+    search = "with" if native_gravity_search() else "without"
+    play = "with" if native_players() else "without"
+    return (f"llkgen {__version__} (search core: {search_core()}, {search} the C gravity search, "
+            f"{play} the C model players)")

@@ -192,3 +192,40 @@ def positions_in_play(board, rules, rng: random.Random, moves: int) -> list:
         grid.remove(*rng.choice(legal))
         out.append(grid.to_board())
     return out
+
+
+def dropped_board(rng: random.Random, max_rows: int = 5, max_cols: int = 6, gravities=None,
+                  odd: float = 0.0, scales: tuple[int, ...] = (1,), more_types: bool = False):
+    """A board with tiles dropped on random cells (so most gravity starts are unsettled):
+    walls sometimes, half to fully filled, 1 to many types, any rules; as ``(Board, Rules)``.
+    ``gravities`` defaults to the four directions. The rest widen it for the C players' tests:
+    ``odd``, the chance that one tile is dropped (a type with an odd count, never cleared);
+    ``scales``, what type numbers are multiplied by (types need not be small or dense);
+    ``more_types``, a third choice of type count. With the defaults it draws exactly what the C
+    gravity search's tests have always drawn."""
+    from llkgen.game.board import Board, Rules
+
+    rows, cols = rng.randint(1, max_rows), rng.randint(1, max_cols)
+    cells = [0] * (rows * cols)
+    room = list(range(rows * cols))
+    rng.shuffle(room)
+    if rng.random() < 0.35:
+        walls = rng.randint(1, max(1, rows * cols // 5))
+        for i in room[:walls]:
+            cells[i] = -1
+        room = room[walls:]
+    pairs = len(room) // 2
+    if rng.random() < 0.4:
+        pairs = rng.randint(0, pairs)
+    choices = (pairs, max(1, pairs // 2), *((max(1, pairs // 3),) if more_types else ()),
+               rng.randint(1, max(1, pairs)))
+    types = max(1, rng.choice(choices))
+    tiles = [1 + k % types for k in range(pairs) for _ in range(2)]
+    if odd and tiles and rng.random() < odd:
+        tiles.pop()
+    rng.shuffle(tiles)
+    scale = rng.choice(scales) if len(scales) > 1 else scales[0]
+    for i, v in zip(room, tiles):
+        cells[i] = v * scale
+    gravity = rng.choice(gravities or ("down", "up", "left", "right"))
+    return Board(rows, cols, tuple(cells)), Rules(border=rng.random() < 0.45, gravity=gravity)

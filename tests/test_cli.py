@@ -531,7 +531,7 @@ def test_version(cli):
     r = cli("--version")
     assert (r.returncode, r.stderr) == (0, "")
     assert re.fullmatch(rf"llkgen {re.escape(version('llkgen'))} \(search core: (compiled|pure Python), "
-                        r"(with|without) the C gravity search\)\n", r.stdout)
+                        r"(with|without) the C gravity search, (with|without) the C model players\)\n", r.stdout)
 
 
 def test_version_through_the_entry_point(runs, cli):

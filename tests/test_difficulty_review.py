@@ -21,7 +21,7 @@ import llkgen.generation.generator as generator
 from llkgen.analysis.audit import AUDIT_KEY, audit_seed
 from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, measure
 from llkgen.analysis.ladder import MODELS
-from llkgen.analysis.players import PLAYERS_KEY, run_rng
+from llkgen.analysis.players import PLAYERS_KEY, PlayRng, model_base, run_rng
 from llkgen.errors import GenerationError, SpecError
 from llkgen.game.board import Board, Rules
 from llkgen.game.playout import Playout
@@ -47,21 +47,26 @@ def test_make_grade_and_the_filter_draw_from_disjoint_seed_streams():
     states = {("deal",): tuple(int(x) for x in np.random.SeedSequence(seed).generate_state(4))}
     for k in range(4):
         states[("filter", k)] = _state(seed, (k,))
+    # The ladder's playthroughs draw from a per-model base word (the first of the state of
+    # (PLAYERS_KEY, stream, model)) and the run number: PlayRng(base, k).
     for stream in (FIRST_STREAM, FRESH_STREAM):
         for i, m in enumerate(MODELS):
+            states[("make", stream, m)] = _state(seed, (PLAYERS_KEY, stream, i))
+            base = int(np.random.SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, i)).generate_state(
+                1, np.uint64)[0])
+            assert model_base(seed, stream, m) == base
             for k in range(4):
-                states[("make", stream, m, k)] = _state(seed, (PLAYERS_KEY, stream, i, k))
                 # run_rng is exactly this generator
-                assert (run_rng(seed, stream, m, k).random()
-                        == np.random.default_rng(np.random.SeedSequence(
-                            seed, spawn_key=(PLAYERS_KEY, stream, i, k))).random())
+                assert run_rng(seed, stream, m, k).below(1 << 60) == PlayRng(base, k).below(1 << 60)
     for grade_seed in (0, 1, 3):
         lseed = audit_seed(grade_seed, "tiny-1")
         assert lseed != seed
         for i, m in enumerate(MODELS):
-            for k in range(4):
-                states[("grade", grade_seed, m, k)] = _state(lseed, (PLAYERS_KEY, FIRST_STREAM, i, k))
+            states[("grade", grade_seed, m)] = _state(lseed, (PLAYERS_KEY, FIRST_STREAM, i))
     assert len(set(states.values())) == len(states)
+    # within one base, the runs' first draws differ
+    base = model_base(seed, FIRST_STREAM, "random")
+    assert len({PlayRng(base, k).below(1 << 62) for k in range(256)}) == 256
     # The filter's spawn key (k,) never reaches the ladder's or the audit's first word.
     assert MAX_PLAYTHROUGHS < PLAYERS_KEY < AUDIT_KEY
     assert FIRST_STREAM != FRESH_STREAM

@@ -21,15 +21,15 @@ DATA = Path(__file__).parent / "data" / "golden"
 
 #: spec (a shipped name or a file under tests/data/golden), level count -> sha256 of the pack.
 PINNED = {
-    ("easy", 3): "91d369d736de810f1d522f873fe9ee1525032c722afff25278d6138ea8d663e8",
-    ("medium", 2): "51cf6bb0568c4a998843a6454573c6242557b1f2ff040160ba64a6c05ee578d4",
-    ("hard", 1): "a34ba4764cdbb82d5ac4621ec726e8f22c1c711d8e81ec376ad741b43c60588c",
-    ("gravity", 1): "9e84c9c8f142ffb5b4553d98da2a1a809c8dfc5534e9868a69c7b8f7196e6d9a",
-    ("ramp", 2): "8b084c0847b538dcece024fd6b07f6f65a3b6b949944cb42045b58987480654a",
-    ("shapes", 3): "f77f6a76f470324a6b419aaff281a8ab61d34df14207130b7bd97e3e17737e46",
-    ("viewer-demo", 3): "55d2508cf21d90a298b2eaf93985ccb39e3a7cf67b4382e5b455cc3c7bd2993d",
-    ("walls-gravity.yaml", 3): "c9f5bf52b0c4156e0d0653f6100abd6a07ced253b5fc93b0e645794968d352ee",
-    ("walls-files.yaml", 3): "6a43c2d62c95477b1eafaa54488ba56059e7b89b1a1646bbd648afb8e3dac2a4",
+    ("easy", 3): "c158905df86fdb640f159049355c09c047090f00a9e72c3f72769d425e595c30",
+    ("medium", 2): "63a64997896a0b00f041ed3f150cc8515a6dc7943122edc928a809928ff0cd59",
+    ("hard", 1): "9005b2fb75b06fa69fc1a41be7afe913465a31f1e5bdec5298b8917728aea0d3",
+    ("gravity", 1): "73045f6c25f181ab740e4b8614a98885d5ce359dd8580fffab9ed8977577fd56",
+    ("ramp", 2): "bdeb7b538b69fe34d12fa43c2ebc5fd87cb621ca606a874f6a1b8fef3ef2ebd2",
+    ("shapes", 3): "1a4b3fd8253d3a2a0b0c1ebda6420ff29d88be45416515803b35e60c714ea972",
+    ("viewer-demo", 3): "61b1e282522230e8990e6cde83947c4a34d0bf608c70d565413bbb239124f377",
+    ("walls-gravity.yaml", 3): "dae5b4df30a48727ae448a914c5000b2e16104d66eba3a0e25bbeccba7f72b89",
+    ("walls-files.yaml", 3): "c47497b91823bf50e028eb43c309204b4a19c0e9547c75b2050a4952822bfabd",
 }
 
 _VERSION = re.compile(rb"llkgen \d+\.\d+\.\d+[^\"]*")

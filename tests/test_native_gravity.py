@@ -21,6 +21,7 @@ from llkgen.game.referee import replay
 from llkgen.verifier import Budget, native, verify
 
 from oracle import brute_solve, is_cleared, oracle_replay
+from strategies import dropped_board
 
 DIRECTIONS = ("down", "up", "left", "right")
 
@@ -33,29 +34,6 @@ def test_the_c_search_is_built_wherever_a_c_compiler_is():
 
 
 needs_native = pytest.mark.skipif(not native.AVAILABLE, reason="the C search is not built (no C compiler)")
-
-
-def _small_case(rng: random.Random) -> tuple[Board, Rules]:
-    """A small board: walls sometimes, half to fully filled, 1 to many types, any rules. Tiles
-    are dropped on random cells, so most starts are unsettled."""
-    rows, cols = rng.randint(1, 5), rng.randint(1, 6)
-    cells = [0] * (rows * cols)
-    room = list(range(rows * cols))
-    rng.shuffle(room)
-    if rng.random() < 0.35:
-        walls = rng.randint(1, max(1, rows * cols // 5))
-        for i in room[:walls]:
-            cells[i] = -1
-        room = room[walls:]
-    pairs = len(room) // 2
-    if rng.random() < 0.4:
-        pairs = rng.randint(0, pairs)
-    types = max(1, rng.choice((pairs, max(1, pairs // 2), rng.randint(1, max(1, pairs)))))
-    tiles = [1 + k % types for k in range(pairs) for _ in range(2)]
-    rng.shuffle(tiles)
-    for i, v in zip(room, tiles):
-        cells[i] = v
-    return Board(rows, cols, tuple(cells)), Rules(border=rng.random() < 0.45, gravity=rng.choice(DIRECTIONS))
 
 
 def _grid(board: Board) -> list[list[int]]:
@@ -79,7 +57,7 @@ def test_the_c_search_decides_small_boards_like_brute_force(seed):
     rng = random.Random(f"native/{seed}")
     unsolvable = 0
     for _ in range(1500):
-        board, rules = _small_case(rng)
+        board, rules = dropped_board(rng)
         unsolvable += not _check(board, rules, native.search(board, rules, None, None))
     assert unsolvable >= 130, "too few dead boards to test the refutations on"
 
@@ -91,7 +69,7 @@ def test_the_race_and_the_restarts_decide_like_brute_force(seed):
     and a table that fills up and stops recording loses nothing."""
     rng = random.Random(f"native-race/{seed}")
     for k in range(1000):
-        board, rules = _small_case(rng)
+        board, rules = dropped_board(rng)
         _check(board, rules, native.search(board, rules, None, None, dive=0, turn=1, table_mib=k % 2))
 
 

@@ -168,16 +168,17 @@ def test_the_pure_wheel_is_py3_none_any(pure_wheel):
 def test_the_wheel_holds_every_part_of_the_package(which, request):
     wheel = request.getfixturevalue("dist")["wheel"] if which == "wheel" else request.getfixturevalue("pure_wheel")
     files = _wheel_files(wheel)
-    # Every file of the package ships, but the C gravity search's source (built into the
-    # compiled wheel, left out of the pure one) and what an editable install built in place.
+    # Every file of the package ships, but the C modules' sources (built into the compiled
+    # wheel, left out of the pure one) and what an editable install built in place.
     source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "llkgen").rglob("*")
-              if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".c", ".so", ".pyd")}
+              if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".c", ".h", ".so", ".pyd")}
     assert source <= files, sorted(source - files)
-    native = [f for f in files if f.startswith("llkgen/verifier/_gravity_search")]
-    if which == "pure":
-        assert native == [], native
-    elif _compiled(wheel):
-        assert len(native) == 1 and native[0].endswith((".so", ".pyd")), native
+    for module in ("llkgen/verifier/_gravity_search", "llkgen/analysis/_players"):
+        native = [f for f in files if f.startswith(module)]
+        if which == "pure":
+            assert native == [], native
+        elif _compiled(wheel):
+            assert len(native) == 1 and native[0].endswith((".so", ".pyd")), native
     shipped = {f"llkgen/specs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     assert shipped and shipped <= files
     meta = next(f for f in files if f.endswith(".dist-info/METADATA"))
@@ -273,9 +274,11 @@ def test_the_installed_wheel_runs_every_help_example_with_no_source_tree(which, 
     said = _run(["llkgen", "--version"], cwd=work, env=env).stdout
     assert said.startswith(f"llkgen {version} (search core: "), said
     if which == "pure":
-        assert said.strip().endswith("(search core: pure Python, without the C gravity search)"), said
+        assert said.strip().endswith(
+            "(search core: pure Python, without the C gravity search, without the C model players)"), said
     elif _compiled(dist["wheel"]):
-        assert said.strip().endswith("(search core: compiled, with the C gravity search)"), said
+        assert said.strip().endswith(
+            "(search core: compiled, with the C gravity search, with the C model players)"), said
     where = _run(["python", "-c", "import llkgen; print(llkgen.__file__)"], cwd=work, env=env).stdout
     assert Path(where.strip()).is_relative_to(Path(env["VIRTUAL_ENV"])) and not Path(where).is_relative_to(ROOT)
     for command in EXAMPLE_ORDER:

@@ -29,10 +29,12 @@ the score lies more than :data:`SETTLED_SE` standard errors outside it: such a l
 rejected whatever more runs would say, so they are not paid for. The result then says
 ``settled_outside``.
 
-Seeds: run ``k`` of ``model`` draws from ``SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream,
-model index, k))`` (:func:`llkgen.analysis.players.run_rng`): different ``stream`` values are
+Seeds: run ``k`` of ``model`` on ``stream`` draws from ``PlayRng(model_base(seed, stream,
+model), k)`` (:func:`llkgen.analysis.players.run_rng`): different ``stream`` values are
 independent re-measurements of the same level; ``make`` measures on :data:`FIRST_STREAM` and,
 when the level must lie in a window, re-measures on :data:`FRESH_STREAM` before keeping it.
+The runs are played in C where that is built, with the same numbers
+(:func:`llkgen.analysis.players.playthroughs`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 
 from llkgen.analysis.estimate import Estimate
 from llkgen.analysis.ladder import BATCH, MODELS, RELIABLY, TIERS
-from llkgen.analysis.players import play, run_rng, tier
+from llkgen.analysis.players import playthroughs, tier
 from llkgen.game.board import Board, Rules
 from llkgen.game.playout import Playout
 
@@ -145,7 +147,7 @@ def measure(board: Board | Playout, rules: Rules, seed: int, *, stream: int = FI
     def batch(model: str) -> None:
         k0 = runs[model]
         k1 = min(k0 + BATCH, max_runs)
-        cleared[model] += sum(play(model, start, run_rng(seed, stream, model, k)) for k in range(k0, k1))
+        cleared[model] += playthroughs(model, start, seed, stream, k0, k1)
         runs[model] = k1
 
     for i, m in enumerate(MODELS):

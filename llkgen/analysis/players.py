@@ -28,47 +28,40 @@ of ``min_runs`` playthroughs until the standard error is at most ``target_se``, 
 :class:`~llkgen.game.playout.Playout`; :func:`tier` names the weakest model that clears a
 board reliably, or :data:`HINT` when none does.
 
-Reproducibility: playthrough ``k`` of ``model`` draws from ``numpy.random.default_rng(
-SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, MODELS.index(model), k)))``, so an
-estimate is a pure function of its arguments (a ``deadline`` aside: it can only stop a
-measurement early, at a batch boundary), raising ``max_runs`` keeps the first runs unchanged,
-and different ``stream`` values are independent re-measurements.
+Reproducibility: playthrough ``k`` of ``model`` on ``stream`` draws from :class:`PlayRng`
+``(base, k)``, a SplitMix64 generator, where ``base`` is the first 64-bit word of
+``numpy.random.SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, model index))``
+(:func:`model_base`). So an estimate is a pure function of its arguments (a ``deadline``
+aside: it can only stop a measurement early, at a batch boundary), raising ``max_runs`` keeps
+the first runs unchanged, and different ``stream`` values are independent re-measurements.
 
-How a choice is made, cheaply: the models that filter (``lookahead``, ``careful``, ``deep``)
-draw one random permutation of the removable pairs (in :meth:`Playout.moves` order) and take
-the first acceptable pair in it -- which is uniform among the acceptable pairs -- so usually
-only one or two candidates are checked per step. "Is a pair removable after playing
-``(p, q)``" costs, without gravity, one scan of the current pair set (a pair not touching ``p``
-or ``q`` stays removable, since removing tiles never blocks a path); only when every pair
-touches ``p`` or ``q``, and always under gravity, is it a ``Playout.copy()`` plus one
-``remove()`` (the copy is O(board cells), the removal a few table updates). ``deep`` checks
-a candidate with one copy and then that same test on the replies, stopping at the first good
-one (without gravity: no copy at all when two disjoint pairs survive the move).
+How a choice is made, cheaply: ``random`` and ``nearest`` draw ``below(n)`` once (``nearest``
+only to break a tie); the models that filter (``lookahead``, ``careful``, ``deep``) draw the
+removable pairs (in :meth:`Playout.moves` order) into a random order one at a time and judge
+each as it comes -- so the first acceptable pair is uniform among the acceptable ones, and
+usually only one or two are judged. "Is a pair removable after playing ``(p, q)``" costs,
+without gravity, one scan of the current pair set (a pair not touching ``p`` or ``q`` stays
+removable, since removing tiles never blocks a path); only when every pair touches ``p`` or
+``q``, and always under gravity, is it a ``Playout.copy()`` plus one ``remove()``. ``deep``
+checks a candidate with one copy and then that same test on the replies, stopping at the
+first good one (without gravity: no copy at all when two disjoint pairs survive the move).
 
-Speed, playthroughs per second (``play`` on a shared Playout), measured on the first level of
-the shipped specs (``llkgen.generate(spec, count=1).levels[0]``), 256 runs per cell, on a noisy
-2-core machine -- read the ratios, not the numbers; the clear rate of those runs in brackets:
-
-=========  ==================  ==================  ==================
-model      medium 8x12         gravity 8x12 down   hard 10x16
-=========  ==================  ==================  ==================
-random     770/s  (0.61)       610/s  (0.41)       1020/s (0.16)
-nearest    650/s  (1.00)       690/s  (0.33)        670/s (0.54)
-lookahead  690/s  (0.62)       340/s  (0.38)        790/s (0.23)
-careful    640/s  (0.64)       305/s  (0.64)        760/s (0.24)
-deep       560/s  (0.62)       170/s  (0.41)        630/s (0.24)
-=========  ==================  ==================  ==================
-
-Without gravity the filtering models cost 10-30% over ``random`` (the survivor scan almost
-always settles a candidate); under gravity every candidate is a copy and a removal, so
-``lookahead``/``careful`` run at about half of ``random``'s speed and ``deep`` at a quarter.
+Where it runs: :func:`playthroughs`, which every measurement calls, plays in C
+(:mod:`llkgen.analysis.native_players`) wherever that is built, and here otherwise. The C
+players make the same choices from the same numbers -- that is why the generator is written
+out (:class:`PlayRng`) rather than numpy's -- so a level's numbers do not depend on the
+build. Measured on the first level of the shipped specs, 400 playthroughs a model (a noisy
+2-core machine: read the ratios), the C players take 27-44 us a playthrough on medium 8x12,
+55-137 us on gravity 8x12 and 70-85 us on hard 10x16: 7 to 17 times less than this module
+compiled by mypyc (270-650 us, and 520-2,300 us under gravity, where every candidate is a
+copy and a removal).
 
 What the numbers say about the ladder (a property of these levels, not a law): on boards
 without gravity, a dead end is rarely one or two moves away -- the traps are deeper -- so
 ``lookahead``, ``careful`` and ``deep`` clear only a little more often than ``random``;
 ``nearest`` is close to deterministic (distance ties are rare) and tends to clear a level
-every time or never (1.00 on five of the first six medium levels, 0.00 on the sixth), so it is
-often *above* the filtering models. Under gravity ``careful`` is the clear step up.
+every time or never, so it is often *above* the filtering models. Under gravity ``careful``
+is the clear step up.
 """
 
 from __future__ import annotations
@@ -78,6 +71,7 @@ from typing import Iterable
 
 import numpy as np
 
+from llkgen.analysis import native_players
 from llkgen.analysis.estimate import Estimate, standard_error  # re-exported here
 from llkgen.analysis.ladder import HINT, MODELS, RELIABLY  # weak -> strong; re-exported here
 from llkgen.game.board import Board, Cell, Rules
@@ -141,11 +135,12 @@ def _completes(pl: Playout, pair: Pair) -> bool:
 
 # -- choosing a move --------------------------------------------------------------------------
 
-def _choose(model: str, pl: Playout, moves: list[Pair], rng: np.random.Generator) -> Pair:
-    """The move ``model`` plays from ``pl``; ``moves`` is ``pl.moves()``, not empty."""
+def _choose(model: str, pl: Playout, moves: list[Pair], rng: "PlayRng") -> Pair:
+    """The move ``model`` plays from ``pl``; ``moves`` is ``pl.moves()`` (sorted), not empty.
+    ``_players.c`` makes the same choices with the same draws: keep the two in step."""
     n = len(moves)
     if model == "random":
-        return moves[int(rng.integers(n))]
+        return moves[rng.below(n)]
     if model == "nearest":
         R, C = pl.grid.R, pl.grid.C
         best: list[Pair] = []
@@ -157,35 +152,37 @@ def _choose(model: str, pl: Playout, moves: list[Pair], rng: np.random.Generator
                 low, best = d, [pr]
             elif d == low:
                 best.append(pr)
-        return best[int(rng.integers(len(best)))] if len(best) > 1 else best[0]
-    order = [moves[i] for i in rng.permutation(n).tolist()] if n > 1 else moves
-    if model == "lookahead":
-        for pr in order:
+        return best[rng.below(len(best))] if len(best) > 1 else best[0]
+    if model not in ("lookahead", "careful", "deep"):
+        raise ValueError(f"model: expected one of {', '.join(MODELS)}, found {model!r}")
+    # The candidates in a uniformly random order, drawn one at a time (Fisher-Yates, stopping
+    # as soon as one is taken): position i draws below(n - i), except the last.
+    order = list(moves)
+    rest: list[Pair] = []
+    fallback: Pair | None = None
+    for i in range(n):
+        if n - i > 1:
+            j = i + rng.below(n - i)
+            order[i], order[j] = order[j], order[i]
+        pr = order[i]
+        if model == "lookahead":
             if _alive_after(pl, *pr):
                 return pr
-        return order[0]
-    if model == "careful":
-        rest = []
-        for pr in order:
+        elif model == "careful":
             if _completes(pl, pr):
                 if _alive_after(pl, *pr):
                     return pr
             else:
                 rest.append(pr)
-        for pr in rest:
-            if _alive_after(pl, *pr):
+        elif _alive_after(pl, *pr):  # deep
+            if _deep_after(pl, *pr):
                 return pr
-        return order[0]
-    if model == "deep":
-        fallback = None
-        for pr in order:
-            if _alive_after(pl, *pr):
-                if _deep_after(pl, *pr):
-                    return pr
-                if fallback is None:
-                    fallback = pr
-        return order[0] if fallback is None else fallback
-    raise ValueError(f"model: expected one of {', '.join(MODELS)}, found {model!r}")
+            if fallback is None:
+                fallback = pr
+    for pr in rest:  # careful: no completing pair was safe
+        if _alive_after(pl, *pr):
+            return pr
+    return order[0] if fallback is None else fallback
 
 
 def _check_model(model: str) -> None:
@@ -193,11 +190,12 @@ def _check_model(model: str) -> None:
         raise ValueError(f"model: expected one of {', '.join(MODELS)}, found {model!r}")
 
 
-def play(model: str, start: Playout, rng: np.random.Generator,
+def play(model: str, start: Playout, rng: "PlayRng",
          record: list[tuple[Cell, Cell]] | None = None) -> bool:
-    """One playthrough of ``model`` from a copy of ``start`` (``start`` is not changed):
-    ``True`` if the board is cleared. ``record``, if given, gets the ``(cell_a, cell_b)`` of
-    every move played appended (board coordinates, for :func:`llkgen.game.referee.replay`)."""
+    """One playthrough of ``model`` from a copy of ``start`` (``start`` is not changed), in
+    Python: ``True`` if the board is cleared. ``record``, if given, gets the ``(cell_a,
+    cell_b)`` of every move played appended (board coordinates, for
+    :func:`llkgen.game.referee.replay`)."""
     _check_model(model)
     pl = start.copy()
     while pl.left:
@@ -211,13 +209,64 @@ def play(model: str, start: Playout, rng: np.random.Generator,
     return True
 
 
-# -- measuring --------------------------------------------------------------------------------
+# -- the playthroughs' random numbers ---------------------------------------------------------
 
-def run_rng(seed: int, stream: int, model: str, k: int) -> np.random.Generator:
+_MASK = (1 << 64) - 1
+#: SplitMix64's increment (2^64 / the golden ratio, odd).
+GAMMA = 0x9E3779B97F4A7C15
+
+
+def mix64(z: int) -> int:
+    """SplitMix64's output function: a bijection of 64-bit words that scatters every input bit."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class PlayRng:
+    """The random numbers of one playthrough: SplitMix64 from ``mix64(base + (k + 1) *
+    GAMMA)``, and ``below(n)`` is ``(next * n) >> 64``. It is written out here, and the same
+    in ``_players.c``, so that a playthrough makes the same choices in C and in Python, and a
+    level's numbers do not depend on the build. (The bias of the multiply-shift is below
+    ``n / 2**64``.)"""
+
+    __slots__ = ("state",)
+
+    def __init__(self, base: int, k: int):
+        self.state = mix64((base + (k + 1) * GAMMA) & _MASK)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, ``n >= 1``."""
+        self.state = (self.state + GAMMA) & _MASK
+        return (mix64(self.state) * n) >> 64
+
+
+def model_base(seed: int, stream: int, model: str) -> int:
+    """The 64-bit base of ``model``'s playthroughs on ``stream``: the first word of
+    ``SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, model index))``."""
+    state = np.random.SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, MODELS.index(model))).generate_state(
+        1, np.uint64)
+    return int(state[0])
+
+
+def run_rng(seed: int, stream: int, model: str, k: int) -> PlayRng:
     """The generator of playthrough ``k`` of ``model`` on ``stream`` (see the module docstring)."""
-    return np.random.default_rng(
-        np.random.SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, MODELS.index(model), k)))
+    return PlayRng(model_base(seed, stream, model), k)
 
+
+def playthroughs(model: str, start: Playout, seed: int, stream: int, k0: int, k1: int) -> int:
+    """How many of playthroughs ``k0 .. k1 - 1`` of ``model`` on ``stream`` clear ``start``: in
+    C when :mod:`llkgen.analysis.native_players` takes the board, else here. Both give the same
+    count (``tests/test_native_players.py`` holds them to the same moves)."""
+    _check_model(model)
+    base = model_base(seed, stream, model)
+    fast = native_players.runner(start)
+    if fast is not None:
+        return fast(MODELS.index(model), base, k0, k1)
+    return sum(play(model, start, PlayRng(base, k)) for k in range(k0, k1))
+
+
+# -- measuring --------------------------------------------------------------------------------
 
 def _check_runs(target_se: float, min_runs: int, max_runs: int) -> None:
     if type(min_runs) is not int or min_runs < 1:
@@ -232,8 +281,7 @@ def _measure(model: str, start: Playout, seed: int, stream: int, target_se: floa
              min_runs: int, max_runs: int, deadline: float | None) -> Estimate:
     runs = cleared = 0
     while True:
-        for k in range(runs, min(runs + min_runs, max_runs)):
-            cleared += play(model, start, run_rng(seed, stream, model, k))
+        cleared += playthroughs(model, start, seed, stream, runs, min(runs + min_runs, max_runs))
         runs = min(runs + min_runs, max_runs)
         if (standard_error(cleared, runs) <= target_se or runs >= max_runs
                 or (deadline is not None and time.perf_counter() > deadline)):
@@ -278,5 +326,6 @@ def tier(rates: dict[str, Estimate], reliably: float = RELIABLY) -> str:
     return HINT
 
 
-__all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "run_rng", "clear_rate",
+__all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "PlayRng", "GAMMA", "mix64",
+           "model_base", "run_rng", "playthroughs", "clear_rate",
            "clear_rates", "tier"]

@@ -1,0 +1,149 @@
+"""The model players in C (llkgen/analysis/_players.c, through llkgen.analysis.native_players)
+against the Python players they stand in for.
+
+A level's clear rates, score and tier must not depend on whether the C players are built, so
+they must make the same choices from the same random numbers. Every test here holds a C
+playthrough to the Python one move by move: every model, every gravity, border on and off,
+walls, unsettled starts, odd type counts and boards with many types, and the shipped specs'
+levels. Every recorded move list is replayed by the referee.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import numpy as np
+import pytest
+
+import llkgen
+from llkgen.analysis import native_players, players
+from llkgen.analysis.difficulty import measure
+from llkgen.analysis.players import MODELS, PlayRng, clear_rate, model_base, play, playthroughs
+from llkgen.game.board import Board, Gravity, Rules
+from llkgen.game.playout import Playout
+from llkgen.game.referee import replay
+
+from strategies import dropped_board, seeded_cases
+
+needs_native = pytest.mark.skipif(not native_players.AVAILABLE,
+                                  reason="the C players are not built (no C compiler)")
+
+
+def test_the_c_players_are_built_wherever_a_c_compiler_is():
+    """Not a skip in disguise: where a compiler is, the tests below must run."""
+    if not native_players.AVAILABLE and (shutil.which("cc") or shutil.which("gcc")):
+        pytest.fail("llkgen.analysis._players is not built, though a C compiler is here: "
+                    "reinstall (pip install -e .) and read the build log")
+
+
+def _same(board: Board, rules: Rules, model: str, base: int, k: int) -> bool:
+    """Play run ``k`` in Python and in C; assert the same outcome and moves, and that the moves
+    replay. Returns whether it cleared."""
+    start = Playout(board, rules)
+    moves: list = []
+    cleared = play(model, start, PlayRng(base, k), record=moves)
+    got = native_players.play(start, MODELS.index(model), base, k)
+    assert got == (cleared, moves), (model, board, rules, base, k)
+    result = replay(board, rules, moves)
+    assert result.ok and result.cleared == cleared
+    return cleared
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(4))
+def test_c_and_python_players_make_the_same_moves(seed):
+    rng = random.Random(f"players/{seed}")
+    cleared = failed = 0
+    for _ in range(150):
+        board, rules = dropped_board(rng, 9, 12, gravities=list(Gravity), odd=0.05,
+                                     scales=(1, 1, 7, 1000), more_types=True)
+        for model in MODELS:
+            if _same(board, rules, model, rng.getrandbits(64), rng.randrange(1000)):
+                cleared += 1
+            else:
+                failed += 1
+    # both outcomes are exercised
+    assert cleared > 100 and failed > 100, (cleared, failed)
+
+
+@needs_native
+def test_c_and_python_players_agree_on_the_shared_small_cases():
+    for i, (grid, border, gravity) in enumerate(seeded_cases(21, 200)):
+        board = Board.from_grid(grid)
+        for model in MODELS:
+            _same(board, Rules(border=border, gravity=gravity), model, i * 7919, i)
+
+
+@needs_native
+def test_c_and_python_players_agree_on_shipped_levels():
+    levels = [lv for name in ("medium", "gravity") for lv in llkgen.generate(name, count=2).levels]
+    for i, lv in enumerate(levels):
+        for model in MODELS:
+            base = model_base(i, 0, model)
+            for k in range(3):
+                _same(lv.board, lv.rules, model, base, k)
+
+
+@needs_native
+def test_counts_and_measurements_do_not_depend_on_the_c_players(monkeypatch):
+    board = llkgen.generate("gravity", count=1).levels[0]
+    start = Playout(board.board, board.rules)
+    with_c = {m: playthroughs(m, start, 5, 0, 3, 40) for m in MODELS}
+    est_c = clear_rate("careful", board.board, board.rules, 5, max_runs=64)
+    level_c = measure(board.board, board.rules, 5, precision=6.0)
+    monkeypatch.setattr(native_players, "_players", None)
+    assert native_players.runner(start) is None
+    assert {m: playthroughs(m, start, 5, 0, 3, 40) for m in MODELS} == with_c
+    assert clear_rate("careful", board.board, board.rules, 5, max_runs=64) == est_c
+    assert measure(board.board, board.rules, 5, precision=6.0) == level_c
+
+
+@needs_native
+def test_the_c_players_refuse_bad_arguments():
+    c = native_players._players
+    cells = [1, 1, 2, 2]
+    with pytest.raises(ValueError):
+        c.playthroughs(0, 4, cells, 0, 1, 0, 0, 0, 1)  # no rows
+    with pytest.raises(ValueError):
+        c.playthroughs(63, 1, [0] * 63, 0, 1, 0, 0, 0, 1)  # too tall
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, cells[:3], 0, 1, 0, 0, 0, 1)  # too few cells
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, [1, 1, -2, 0], 0, 1, 0, 0, 0, 1)  # below a wall
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, cells, 5, 1, 0, 0, 0, 1)  # no such gravity
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, cells, 0, 1, 5, 0, 0, 1)  # no such model
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, cells, 0, 1, 0, -1, 0, 1)  # base below 0
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, cells, 0, 1, 0, 1 << 64, 0, 1)  # base too big
+    with pytest.raises(ValueError):
+        c.playthroughs(1, 4, cells, 0, 1, 0, 0, 2, 1)  # k1 < k0
+    with pytest.raises(TypeError):
+        c.playthroughs(1, 4, ["a"] * 4, 0, 1, 0, 0, 0, 1)
+    assert c.playthroughs(1, 4, cells, 0, 1, 0, (1 << 64) - 1, 0, 10) == 10
+
+
+def test_play_rng_is_splitmix64():
+    # SplitMix64's published first outputs from state 0 (Vigna's reference), through PlayRng's
+    # definition: a start of mix64(base + (k + 1) * GAMMA) with base = -GAMMA mod 2^64 and k = 0
+    # is mix64(0), and each draw adds GAMMA first.
+    rng = PlayRng(0, 0)
+    rng.state = 0
+    words = [rng.below(1 << 64) for _ in range(3)]
+    assert words == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]
+    # below(n) stays in [0, n) and is close to uniform
+    rng = PlayRng(12345, 6)
+    counts = np.bincount([rng.below(6) for _ in range(60_000)], minlength=6)
+    assert counts.min() > 9_500 and counts.max() < 10_500
+
+
+def test_python_players_fall_back_when_the_board_is_too_wide(monkeypatch):
+    # 1 x 70: wider than the C players' 62 columns: the Python players play it.
+    board = Board(1, 70, tuple([1, 1] * 35))
+    start = Playout(board, Rules())
+    assert native_players.runner(start) is None
+    assert playthroughs("random", start, 0, 0, 0, 4) == 4
+    assert players.clear_rate("nearest", board, Rules(), 0, max_runs=32).rate == 1.0
