@@ -73,14 +73,17 @@ typedef struct {
     int ntypes, ntiles;
     int *row, *col;         /* per padded cell */
     int nlines, *line_off, *line_cells; /* gravity's lines, each from the gravity side outwards */
+    int *line_of;           /* per padded cell: its gravity line (-1 for the ring, or without gravity) */
     int *type_off;          /* per type: where its tiles go in the scratch list */
     uint64_t ringE_row[64], ringE_col[64];
     cell_t *start;          /* the padded starting board */
+    int start_settled;      /* under gravity: whether it is settled */
 } Game;
 
 typedef struct {
     cell_t *g;
     int tiles;
+    int settled;            /* under gravity: every run is compact (true after the first move) */
     int *count;             /* per type: tiles left */
     uint64_t rowE[64], colE[64];
 } Pos;
@@ -99,6 +102,7 @@ typedef struct {
     Move *rest;             /* careful's non-completing candidates */
     Move *best;             /* nearest's closest moves */
     int *list, *fill, *index; /* tiles by type (list from type_off, fill counts), and each tile's place */
+    int *tiles, ntiles;     /* the tiles, in board order, at the last survey */
     Reach *reach;           /* per padded cell */
 } Work;
 
@@ -122,40 +126,63 @@ static void copy_pos(const Game *G, Pos *to, const Pos *from)
     memcpy(to->rowE, from->rowE, sizeof(uint64_t) * G->H);
     memcpy(to->colE, from->colE, sizeof(uint64_t) * G->W);
     to->tiles = from->tiles;
+    to->settled = from->settled;
 }
 
-/* Remove the pair (p, q), let every run fall under gravity, and update the masks. */
+/* Compact gravity line k towards the gravity side and bring the masks of its cells up to date. */
+static void fall_line(const Game *G, Pos *P, int k)
+{
+    cell_t *g = P->g;
+    const int *line = G->line_cells + G->line_off[k];
+    int len = G->line_off[k + 1] - G->line_off[k], dest = 0;
+    for (int i = 0; i < len; i++) {
+        cell_t v = g[line[i]];
+        if (v == WALL) {
+            dest = i + 1;
+        } else if (v > 0) {
+            if (i != dest) {
+                g[line[dest]] = v;
+                g[line[i]] = 0;
+            }
+            dest++;
+        }
+    }
+    for (int i = 0; i < len; i++) {
+        int p = line[i], r = G->row[p], c = G->col[p];
+        if (g[p] == 0) {
+            P->rowE[r] |= 1ULL << c;
+            P->colE[c] |= 1ULL << r;
+        } else {
+            P->rowE[r] &= ~(1ULL << c);
+            P->colE[c] &= ~(1ULL << r);
+        }
+    }
+}
+
+/* Remove the pair (p, q), let the runs fall under gravity, and update the masks. On a settled
+ * board only the lines of p and q can change; an unsettled one falls whole, once. */
 static void remove_pair(const Game *G, Pos *P, int p, int q)
 {
     cell_t *g = P->g;
     P->count[g[p]] -= 2;
     P->tiles -= 2;
     g[p] = g[q] = 0;
-    if (G->gravity) {
-        for (int k = 0; k < G->nlines; k++) {
-            const int *line = G->line_cells + G->line_off[k];
-            int len = G->line_off[k + 1] - G->line_off[k], dest = 0;
-            for (int i = 0; i < len; i++) {
-                cell_t v = g[line[i]];
-                if (v == WALL) {
-                    dest = i + 1;
-                } else if (v > 0) {
-                    if (i != dest) {
-                        g[line[dest]] = v;
-                        g[line[i]] = 0;
-                    }
-                    dest++;
-                }
-            }
-        }
-        masks(G, P);
-        return;
-    }
     int rp = G->row[p], cp = G->col[p], rq = G->row[q], cq = G->col[q];
     P->rowE[rp] |= 1ULL << cp;
     P->colE[cp] |= 1ULL << rp;
     P->rowE[rq] |= 1ULL << cq;
     P->colE[cq] |= 1ULL << rq;
+    if (!G->gravity)
+        return;
+    if (P->settled) {
+        fall_line(G, P, G->line_of[p]);
+        if (G->line_of[q] != G->line_of[p])
+            fall_line(G, P, G->line_of[q]);
+    } else {
+        for (int k = 0; k < G->nlines; k++)
+            fall_line(G, P, k);
+        P->settled = 1;
+    }
 }
 
 /* The tiles of a position by type, in board order, with each tile's reach. */
@@ -164,12 +191,14 @@ static void survey(Work *Wk, const Pos *P)
     const Game *G = Wk->G;
     const cell_t *g = P->g;
     int W = G->W;
+    int n = 0;
     memset(Wk->fill, 0, sizeof(int) * (G->ntypes + 1));
     for (int r = 1; r < G->H - 1; r++)
         for (int c = 1, p = r * W + 1; c < W - 1; c++, p++) {
             int t = g[p];
             if (t <= 0)
                 continue;
+            Wk->tiles[n++] = p;
             Wk->index[p] = Wk->fill[t];
             Wk->list[G->type_off[t] + Wk->fill[t]++] = p;
             Reach *a = &Wk->reach[p];
@@ -181,6 +210,7 @@ static void survey(Work *Wk, const Pos *P)
                 reach(P->colE[c], r, &a->vu, &a->vd);
             }
         }
+    Wk->ntiles = n;
 }
 
 /* The moves of a position, in move order (the head comment), into out; their number. With
@@ -191,23 +221,20 @@ static int list_moves(Work *Wk, const Pos *P, Move *out, int first_only)
     const cell_t *g = P->g;
     int k = 0;
     survey(Wk, P);
-    for (int r = 1; r < G->H - 1; r++)
-        for (int c = 1, p = r * G->W + 1; c < G->W - 1; c++, p++) {
-            int t = g[p];
-            if (t <= 0)
-                continue;
-            const int *ps = Wk->list + G->type_off[t];
-            for (int j = Wk->index[p] + 1, m = Wk->fill[t]; j < m; j++) {
-                int q = ps[j];
-                if (linked(P->rowE, P->colE, &Wk->reach[p], &Wk->reach[q])) {
-                    out[k].p = p;
-                    out[k].q = q;
-                    k++;
-                    if (first_only)
-                        return k;
-                }
+    for (int i = 0; i < Wk->ntiles; i++) {
+        int p = Wk->tiles[i], t = g[p];
+        const int *ps = Wk->list + G->type_off[t];
+        for (int j = Wk->index[p] + 1, m = Wk->fill[t]; j < m; j++) {
+            int q = ps[j];
+            if (linked(P->rowE, P->colE, &Wk->reach[p], &Wk->reach[q])) {
+                out[k].p = p;
+                out[k].q = q;
+                k++;
+                if (first_only)
+                    return k;
             }
         }
+    }
     return k;
 }
 
@@ -331,6 +358,7 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
     memcpy(P->g, G->start, sizeof(cell_t) * G->n);
     memset(P->count, 0, sizeof(int) * (G->ntypes + 1));
     P->tiles = 0;
+    P->settled = G->start_settled;
     for (int p = 0; p < G->n; p++)
         if (P->g[p] > 0) {
             P->count[P->g[p]]++;
@@ -365,6 +393,7 @@ static void game_free(Game *G)
     free(G->col);
     free(G->line_off);
     free(G->line_cells);
+    free(G->line_of);
     free(G->type_off);
     free(G->start);
 }
@@ -381,6 +410,7 @@ static void work_free(Work *Wk)
     free(Wk->rest);
     free(Wk->best);
     free(Wk->list);
+    free(Wk->tiles);
     free(Wk->fill);
     free(Wk->index);
     free(Wk->reach);
@@ -469,6 +499,7 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     G->nlines = gravity ? (vertical ? cols : rows) : 0;
     G->line_off = malloc(sizeof(int) * (G->nlines + 1));
     G->line_cells = malloc(sizeof(int) * (area + 1));
+    G->line_of = malloc(sizeof(int) * n);
     for (int i = 0; i < 3; i++) {
         Wk->pos[i].g = malloc(sizeof(cell_t) * n);
         Wk->pos[i].count = calloc(ntypes + 2, sizeof(int));
@@ -480,11 +511,12 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     Wk->rest = malloc(sizeof(Move) * pairs);
     Wk->best = malloc(sizeof(Move) * pairs);
     Wk->list = malloc(sizeof(int) * (ntiles + 1));
+    Wk->tiles = malloc(sizeof(int) * (ntiles + 1));
     Wk->fill = calloc(ntypes + 2, sizeof(int));
     Wk->index = calloc(n, sizeof(int));
     Wk->reach = calloc(n, sizeof(Reach));
-    ok = G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && Wk->moves[0] &&
-         Wk->moves[1] && Wk->order && Wk->rest && Wk->best && Wk->list && Wk->fill && Wk->index && Wk->reach;
+    ok = G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && G->line_of && Wk->moves[0] &&
+         Wk->moves[1] && Wk->order && Wk->rest && Wk->best && Wk->list && Wk->tiles && Wk->fill && Wk->index && Wk->reach;
     for (int i = 0; i < 3; i++)
         ok = ok && Wk->pos[i].g && Wk->pos[i].count;
     if (!ok) {
@@ -524,12 +556,24 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     }
     for (int t = 2; t <= ntypes + 1; t++) /* type t's tiles from type_off[t]: the counts before it */
         G->type_off[t] += G->type_off[t - 1];
+    for (int p = 0; p < n; p++)
+        G->line_of[p] = -1;
+    G->start_settled = 1;
     for (int k = 0; k < G->nlines; k++) {
         G->line_off[k] = k * len;
+        int gap = 0;
         for (int i = 0; i < len; i++) {
             int r = gravity == 1 ? rows - 1 - i : gravity == 2 ? i : k;
             int c = gravity == 3 ? i : gravity == 4 ? cols - 1 - i : k;
-            G->line_cells[k * len + i] = (r + 1) * G->W + c + 1;
+            int p = (r + 1) * G->W + c + 1;
+            G->line_cells[k * len + i] = p;
+            G->line_of[p] = k;
+            if (G->start[p] == WALL) /* a tile above a gap in its run would fall: not settled */
+                gap = 0;
+            else if (G->start[p] == 0)
+                gap = 1;
+            else if (gap)
+                G->start_settled = 0;
         }
     }
     G->line_off[G->nlines] = G->nlines * len;

@@ -221,6 +221,10 @@ class _Attempts:
         """The current candidate as a level, once every stage has passed it."""
         c = self.candidate
         assert c.verdict is not None  # certify() passed it, so it holds a solvable verdict
+        if "random_clear_rate" not in c.metrics:  # no target on it: measured for the kept level only
+            self._clear_rate()
+            first = ("initial_moves", "random_clear_rate", "random_clear_runs")  # the order they are written in
+            c.metrics = {k: c.metrics[k] for k in first} | {k: v for k, v in c.metrics.items() if k not in first}
         c.metrics["pairs"] = c.board.tile_count // 2  # the level's length, beside its difficulty
         return GeneratedLevel(self.index, self.seed, c.board, self.rules, c.metrics,
                               _certificate(c.verdict, self.nodes), c.verdict.solution, attempt,
@@ -263,7 +267,15 @@ class _Attempts:
         return self.outside("initial_moves")
 
     def clear_rate(self) -> str | None:
-        """Measure ``random_clear_rate``, stopping early once it is settled outside its target."""
+        """Measure ``random_clear_rate``, stopping early once it is settled outside its target.
+        Without a target it cannot reject a candidate, and is only a metric of the level kept:
+        :meth:`level` measures it then, once, instead of on every candidate (a ramp rejects
+        about twenty a level)."""
+        if "random_clear_rate" not in self.targets:
+            return None
+        return self._clear_rate()
+
+    def _clear_rate(self) -> str | None:
         c, rate_range = self.candidate, self.targets.get("random_clear_rate")
         rate = clear_rate_within(c.play, self.rules, self.spec.difficulty.playthroughs, self.seed,
                                  rate_range.low if rate_range else None, rate_range.high if rate_range else None)
