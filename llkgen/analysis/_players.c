@@ -76,6 +76,7 @@ typedef struct {
     int *line_of;           /* per padded cell: its gravity line (-1 for the ring, or without gravity) */
     int *type_off;          /* per type: where its tiles go in the scratch list */
     uint64_t ringE_row[64], ringE_col[64];
+    uint64_t inner, wall_row[64]; /* the inner columns' bits, and each row's walls */
     cell_t *start;          /* the padded starting board */
     int start_settled;      /* under gravity: whether it is settled */
 } Game;
@@ -194,10 +195,9 @@ static void survey(Work *Wk, const Pos *P)
     int n = 0;
     memset(Wk->fill, 0, sizeof(int) * (G->ntypes + 1));
     for (int r = 1; r < G->H - 1; r++)
-        for (int c = 1, p = r * W + 1; c < W - 1; c++, p++) {
-            int t = g[p];
-            if (t <= 0)
-                continue;
+        /* the row's tiles: its inner cells that are neither empty nor walls */
+        for (uint64_t bits = G->inner & ~P->rowE[r] & ~G->wall_row[r]; bits; bits &= bits - 1) {
+            int c = ctz64(bits), p = r * W + c, t = g[p];
             Wk->tiles[n++] = p;
             Wk->index[p] = Wk->fill[t];
             Wk->list[G->type_off[t] + Wk->fill[t]++] = p;
@@ -213,9 +213,8 @@ static void survey(Work *Wk, const Pos *P)
     Wk->ntiles = n;
 }
 
-/* The moves of a position, in move order (the head comment), into out; their number. With
- * first_only, stop at the first (its number is then 0 or 1). */
-static int list_moves(Work *Wk, const Pos *P, Move *out, int first_only)
+/* The moves of a position, in move order (the head comment), into out; their number. */
+static int list_moves(Work *Wk, const Pos *P, Move *out)
 {
     const Game *G = Wk->G;
     const cell_t *g = P->g;
@@ -230,12 +229,39 @@ static int list_moves(Work *Wk, const Pos *P, Move *out, int first_only)
                 out[k].p = p;
                 out[k].q = q;
                 k++;
-                if (first_only)
-                    return k;
             }
         }
     }
     return k;
+}
+
+/* Whether the position has a move, without a whole survey: each tile, in board order, is tested
+ * against the earlier tiles of its type as it is found, so the scan stops at the first pair that
+ * links. */
+static int any_move(Work *Wk, const Pos *P)
+{
+    const Game *G = Wk->G;
+    const cell_t *g = P->g;
+    int W = G->W;
+    memset(Wk->fill, 0, sizeof(int) * (G->ntypes + 1));
+    for (int r = 1; r < G->H - 1; r++)
+        for (uint64_t bits = G->inner & ~P->rowE[r] & ~G->wall_row[r]; bits; bits &= bits - 1) {
+            int c = ctz64(bits), p = r * W + c, t = g[p];
+            Reach *a = &Wk->reach[p];
+            a->r = r;
+            a->c = c;
+            a->open = g[p - 1] == 0 || g[p + 1] == 0 || g[p - W] == 0 || g[p + W] == 0;
+            if (a->open) {
+                reach(P->rowE[r], c, &a->hl, &a->hr);
+                reach(P->colE[c], r, &a->vu, &a->vd);
+            }
+            int *ps = Wk->list + G->type_off[t];
+            for (int j = 0; j < Wk->fill[t]; j++)
+                if (linked(P->rowE, P->colE, &Wk->reach[ps[j]], a))
+                    return 1;
+            ps[Wk->fill[t]++] = p;
+        }
+    return 0;
 }
 
 static inline int disjoint(Move a, int p, int q)
@@ -258,8 +284,7 @@ static int alive_after(Work *Wk, int lv, const Move *moves, int nm, int p, int q
     Pos *C = &Wk->pos[lv + 1];
     copy_pos(G, C, P);
     remove_pair(G, C, p, q);
-    Move one;
-    return list_moves(Wk, C, &one, 1) > 0;
+    return any_move(Wk, C);
 }
 
 /* Whether after (p, q), played from the position at level 0, the board is cleared or some
@@ -286,7 +311,7 @@ static int deep_after(Work *Wk, const Move *moves, int nm, int p, int q)
     if (C->tiles == 0)
         return 1;
     Move *replies = Wk->moves[1];
-    int nr = list_moves(Wk, C, replies, 0);
+    int nr = list_moves(Wk, C, replies);
     for (int i = 0; i < nr; i++)
         if (alive_after(Wk, 1, replies, nr, replies[i].p, replies[i].q))
             return 1;
@@ -367,7 +392,7 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
     masks(G, P);
     Move *moves = Wk->moves[0];
     while (P->tiles) {
-        int nm = list_moves(Wk, P, moves, 0);
+        int nm = list_moves(Wk, P, moves);
         if (nm == 0)
             return 0;
         Move m = choose(Wk, model, moves, nm, &rng);
@@ -552,12 +577,15 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
             G->type_off[lo + 2]++;
         } else {
             G->start[p] = (cell_t)v;
+            if (v == WALL)
+                G->wall_row[i / cols + 1] |= 1ULL << (i % cols + 1);
         }
     }
     for (int t = 2; t <= ntypes + 1; t++) /* type t's tiles from type_off[t]: the counts before it */
         G->type_off[t] += G->type_off[t - 1];
     for (int p = 0; p < n; p++)
         G->line_of[p] = -1;
+    G->inner = span(1, cols);
     G->start_settled = 1;
     for (int k = 0; k < G->nlines; k++) {
         G->line_off[k] = k * len;
