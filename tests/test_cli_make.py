@@ -205,32 +205,32 @@ def _timed_make(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, flo
 
 
 def test_make_budget_bounds_the_whole_run_and_writes_nothing(tmp_path):
-    """The shipped hard spec takes about a second a level on one core: 1.5 s cannot make 10.
-    (Measured from the subprocess's start: the interpreter's start-up counts against the
-    slack, not the budget, which starts when the command does.)"""
+    """The shipped hard spec takes about 0.1 s a level on one core (0.06 s compiled): 1.5 s
+    cannot make 100. (Measured from the subprocess's start: the interpreter's start-up counts
+    against the slack, not the budget, which starts when the command does.)"""
     out = tmp_path / "hard.json"
     out.write_text("previous", "utf-8")
-    r, took = _timed_make("--out", str(out), "--jobs", "1", "--budget", "1.5", cwd=tmp_path)
+    r, took = _timed_make("--out", str(out), "--jobs", "1", "--count", "100", "--budget", "1.5", cwd=tmp_path)
     assert r.returncode == 4, r.stderr
     assert r.stdout == "" and r.stderr.count("\n") == 1 and r.stderr.startswith("Error: ")
-    assert "the --budget of 1.5 s ran out after " in r.stderr and " of 10 levels; nothing was written (rerun " \
+    assert "the --budget of 1.5 s ran out after " in r.stderr and " of 100 levels; nothing was written (rerun " \
         "with --resume to keep going)" in r.stderr
     assert took < 1.5 + BAR + SLACK + 1.0  # + the interpreter's start-up
     assert out.read_text("utf-8") == "previous" and sorted(p.name for p in tmp_path.iterdir()) == ["hard.json"]
 
 
 def test_make_budget_with_resume_keeps_the_levels_finished(tmp_path):
-    """100 easy levels take a few seconds on one core: 1 s makes some of them, not all."""
+    """400 easy levels take two to three seconds on one core: 0.5 s makes some of them, not all."""
     out = tmp_path / "easy.json"
-    args = ("make", "--config", "easy", "-q", "--out", str(out), "--count", "100", "--resume")
-    r = llkgen(*args, "--jobs", "1", "--budget", "1", cwd=tmp_path)
+    args = ("make", "--config", "easy", "-q", "--out", str(out), "--count", "400", "--resume")
+    r = llkgen(*args, "--jobs", "1", "--budget", "0.5", cwd=tmp_path)
     assert r.returncode == 4, r.stderr
     journal = tmp_path / "easy.json.journal"
     held = len(journal.read_text("utf-8").splitlines()) - 1  # a header, then a record a level
-    assert 1 <= held < 100, r.stderr
+    assert 1 <= held < 400, r.stderr
     level_word = "level" if held == 1 else "levels"
     assert r.stderr.startswith("Error: ") and r.stderr.endswith(
-        f"ran out after {held} of 100 levels; nothing was written, and the journal {journal} holds {held} "
+        f"ran out after {held} of 400 levels; nothing was written, and the journal {journal} holds {held} "
         f"{level_word} (rerun with --resume to continue)\n")
     assert not out.exists()
     r = llkgen(*args, "--json", cwd=tmp_path)

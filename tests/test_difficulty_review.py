@@ -21,13 +21,13 @@ import llkgen.generation.generator as generator
 from llkgen.analysis.audit import AUDIT_KEY, audit_seed
 from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, measure
 from llkgen.analysis.ladder import MODELS
+from llkgen.analysis.metrics import RANDOM_CLEAR_KEY
 from llkgen.analysis.players import PLAYERS_KEY, PlayRng, model_base, run_rng
 from llkgen.errors import GenerationError, SpecError
 from llkgen.game.board import Board, Rules
 from llkgen.game.playout import Playout
 from llkgen.generation.generator import Candidate, _Attempts, generate_level, level_seed
 from llkgen.generation.spec import parse_spec
-from llkgen.generation.spec_targets import MAX_PLAYTHROUGHS
 
 from specs import tiny_spec
 
@@ -40,13 +40,12 @@ def _state(seed: int, key: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def test_make_grade_and_the_filter_draw_from_disjoint_seed_streams():
-    # make: level seed -> the deal (no spawn key), the random clear-rate filter (k,), the ladder
+    # make: level seed -> the deal (no spawn key), the random clear-rate filter (RANDOM_CLEAR_KEY,), the ladder
     # (PLAYERS_KEY, stream, model, k) on streams 0 and 1. grade: audit_seed(seed, id) -> the
     # ladder on stream 0 of that seed. No two of them may share a generator.
     seed = level_seed(3, 0)
     states = {("deal",): tuple(int(x) for x in np.random.SeedSequence(seed).generate_state(4))}
-    for k in range(4):
-        states[("filter", k)] = _state(seed, (k,))
+    states[("filter",)] = _state(seed, (RANDOM_CLEAR_KEY,))
     # The ladder's playthroughs draw from a per-model base word (the first of the state of
     # (PLAYERS_KEY, stream, model)) and the run number: PlayRng(base, k).
     for stream in (FIRST_STREAM, FRESH_STREAM):
@@ -67,8 +66,8 @@ def test_make_grade_and_the_filter_draw_from_disjoint_seed_streams():
     # within one base, the runs' first draws differ
     base = model_base(seed, FIRST_STREAM, "random")
     assert len({PlayRng(base, k).below(1 << 62) for k in range(256)}) == 256
-    # The filter's spawn key (k,) never reaches the ladder's or the audit's first word.
-    assert MAX_PLAYTHROUGHS < PLAYERS_KEY < AUDIT_KEY
+    # The three spawn keys' first words differ.
+    assert len({RANDOM_CLEAR_KEY, PLAYERS_KEY, AUDIT_KEY}) == 3
     assert FIRST_STREAM != FRESH_STREAM
 
 

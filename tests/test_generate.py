@@ -15,7 +15,9 @@ import time
 import numpy as np
 import pytest
 
-from llkgen.analysis.metrics import clear_rate_within, initial_moves, random_clear_rate
+from llkgen.analysis import native_players
+from llkgen.analysis.metrics import RANDOM_CLEAR_KEY, clear_rate_within, initial_moves, random_clear_rate
+from llkgen.analysis.players import PlayRng
 from llkgen.errors import GenerationError, LlkgenError
 from llkgen.game.board import Board, Rules
 from llkgen.game.path import removable_pairs
@@ -118,18 +120,35 @@ def test_initial_moves_counts_removable_pairs():
 
 
 # -- metrics ------------------------------------------------------------------------------------
-def test_random_clear_rate_is_the_plain_fraction_and_seeded():
-    board, rules = full_deal(4, 6, 6, 1), Rules()
-    want = sum(
-        plain_playthrough(board, rules, np.random.default_rng(np.random.SeedSequence(11, spawn_key=(k,))))[0]
-        for k in range(10)
-    ) / 10
+class Draws:
+    """A :class:`PlayRng` behind numpy's ``integers(n)``, for :func:`plain_playthrough`."""
+
+    def __init__(self, rng: PlayRng):
+        self.rng = rng
+
+    def integers(self, n: int) -> int:
+        return self.rng.below(n)
+
+
+@pytest.mark.parametrize("in_c", [True, False])
+def test_random_clear_rate_is_the_plain_fraction_and_seeded(in_c, monkeypatch):
+    if not in_c:
+        monkeypatch.setattr(native_players, "_players", None)
+    board, rules = full_deal(4, 6, 6, 2), Rules()
+    base = int(np.random.SeedSequence(11, spawn_key=(RANDOM_CLEAR_KEY,)).generate_state(1, np.uint64)[0])
+    outcomes = [plain_playthrough(board, rules, Draws(PlayRng(base, k)))[0] for k in range(10)]
+    assert 0 < sum(outcomes) < 10, "pick a board whose rate is strictly between 0 and 1"
+    want = sum(outcomes) / 10
     assert random_clear_rate(board, rules, 10, seed=11) == want
     assert random_clear_rate(board, rules, 10, seed=11) == want  # no hidden state
 
 
-def test_clear_rate_within_returns_the_exact_rate_or_none():
-    board, rules = full_deal(6, 8, 12, 1), Rules()
+@pytest.mark.parametrize("in_c", [True, False])
+def test_clear_rate_within_returns_the_exact_rate_or_none(in_c, monkeypatch):
+    # in Python the playthroughs stop once the rate is settled outside; in C they all run
+    if not in_c:
+        monkeypatch.setattr(native_players, "_players", None)
+    board, rules = full_deal(6, 8, 12, 4), Rules()
     rate = random_clear_rate(board, rules, 16, seed=3)
     assert 0 < rate < 1, "pick a board whose rate is strictly between 0 and 1"
     assert clear_rate_within(board, rules, 16, 3, rate, rate) == rate

@@ -21,15 +21,15 @@ DATA = Path(__file__).parent / "data" / "golden"
 
 #: spec (a shipped name or a file under tests/data/golden), level count -> sha256 of the pack.
 PINNED = {
-    ("easy", 3): "c158905df86fdb640f159049355c09c047090f00a9e72c3f72769d425e595c30",
-    ("medium", 2): "63a64997896a0b00f041ed3f150cc8515a6dc7943122edc928a809928ff0cd59",
-    ("hard", 1): "9005b2fb75b06fa69fc1a41be7afe913465a31f1e5bdec5298b8917728aea0d3",
-    ("gravity", 1): "73045f6c25f181ab740e4b8614a98885d5ce359dd8580fffab9ed8977577fd56",
-    ("ramp", 2): "bdeb7b538b69fe34d12fa43c2ebc5fd87cb621ca606a874f6a1b8fef3ef2ebd2",
-    ("shapes", 3): "1a4b3fd8253d3a2a0b0c1ebda6420ff29d88be45416515803b35e60c714ea972",
-    ("viewer-demo", 3): "61b1e282522230e8990e6cde83947c4a34d0bf608c70d565413bbb239124f377",
-    ("walls-gravity.yaml", 3): "dae5b4df30a48727ae448a914c5000b2e16104d66eba3a0e25bbeccba7f72b89",
-    ("walls-files.yaml", 3): "c47497b91823bf50e028eb43c309204b4a19c0e9547c75b2050a4952822bfabd",
+    ("easy", 3): "d6717598cbedad55ef6560bcf1c716da3203c29595ace19cf232dc7feb85bbd1",
+    ("medium", 2): "a861bb348fe5b570e7e489885765e8b623196eadaaedede29f3705147106941c",
+    ("hard", 1): "fc8ea0f3567abc977e7cb0912400f19638b617d4a88c27eb7501647262deb569",
+    ("gravity", 1): "edb0ef827194193be0d2dace3412a4b5a799fb7a014661d27bd2f95a24200691",
+    ("ramp", 2): "8808f0775d2a25eaa7368bf7e31669865642c853b7b3897ac7f77fec4c3edc43",
+    ("shapes", 3): "b877cec469cd24d727842cf82ec308ff7de391eec023394b163d0c62fdd92658",
+    ("viewer-demo", 3): "cca472f38f94b469e706e5677a5eb8ca8efee4a78dea9908cee7b866c957e039",
+    ("walls-gravity.yaml", 3): "f380ed721de8c394a163e5dcd2f919480c819c2208c62b6ebee19f9a4066a303",
+    ("walls-files.yaml", 3): "c33f439a7ae711002b9e3687e7a9874c278b0be159e5e73fa7ddc0569603e591",
 }
 
 _VERSION = re.compile(rb"llkgen \d+\.\d+\.\d+[^\"]*")

@@ -3,10 +3,12 @@
 * ``initial_moves``: the number of pairs removable on the starting board
   (``len(removable_pairs(board, rules))``).
 * ``random_clear_rate``: the fraction of ``n`` random playthroughs that clear the board, each
-  choosing uniformly among the pairs removable at every step. Playthrough ``k`` draws from
-  ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(k,)))``, so the value is a pure
-  function of ``(board, rules, n, seed)`` -- the same on every machine and in every worker
-  process -- and raising ``n`` keeps the first playthroughs unchanged.
+  choosing uniformly among the pairs removable at every step: the ladder's ``random`` model
+  (:mod:`llkgen.analysis.players`). Playthrough ``k`` draws from ``PlayRng(base, k)``, with
+  ``base`` the first word of ``SeedSequence(seed, spawn_key=(RANDOM_CLEAR_KEY,))``, so the value
+  is a pure function of ``(board, rules, n, seed)`` -- the same on every machine, in every
+  worker process and whether or not the C players are built -- and raising ``n`` keeps the
+  first playthroughs unchanged.
 * ``verify_nodes``: the search nodes the verifier spent (``verdict.stats["nodes"]``); a count,
   not a time, so it is deterministic. It measures the certifying search, which the
   construction order guides on constructive levels, so it says little about how hard a level
@@ -18,16 +20,17 @@ Lower ``initial_moves`` and ``random_clear_rate`` mean harder.
 ``initial_moves`` and the clear rates take the board or a :class:`~llkgen.game.playout.Playout`
 of it, so that a caller measuring both (the generator) builds the working board once. Neither
 changes a Playout it is given: ``initial_moves`` only counts its pairs, and every playthrough
-plays a copy (:func:`~llkgen.game.playout.random_playthrough`), which is what the rate did with
-the Playout it built itself -- so the numbers, and the random draws, are the same either way.
+plays a copy of it (or, in C, of its cells) -- so the numbers, and the random draws, are the
+same either way.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from llkgen.analysis.players import runs_from
 from llkgen.game.board import Board, Rules
-from llkgen.game.playout import Playout, random_playthrough
+from llkgen.game.playout import Playout
 from llkgen.verifier import Verdict
 
 
@@ -58,23 +61,30 @@ def clear_rate_within(board: Board | Playout, rules: Rules, playthroughs: int = 
     if type(playthroughs) is not int or playthroughs < 1:
         raise ValueError(f"playthroughs: expected an integer >= 1, found {playthroughs!r}")
     template = _playout(board, rules)
+    n = playthroughs
     if template.left == 0:
-        cleared, n = playthroughs, playthroughs
+        cleared = n
     else:
-        cleared = 0
-        for k in range(playthroughs):
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
-            cleared += random_playthrough(template, rules, rng, record=False)[0]
-            left = playthroughs - k - 1
-            if (high is not None and cleared / playthroughs > high) or (
-                low is not None and (cleared + left) / playthroughs < low
-            ):
-                return None
-        n = playthroughs
+        def settled(cleared: int, k: int) -> bool:  # outside whatever the runs after k do
+            return ((high is not None and cleared / n > high)
+                    or (low is not None and (cleared + n - k - 1) / n < low))
+
+        # A count cut short by settled() is outside the range: the checks below reject it.
+        cleared = runs_from("random", template, random_clear_base(seed), 0, n, stop=settled)
     rate = cleared / n
     if (low is not None and rate < low) or (high is not None and rate > high):
         return None
     return rate
+
+
+#: The spawn key of the random clear rate's playthroughs under a level's seed: apart from the
+#: ladder's (:data:`llkgen.analysis.players.PLAYERS_KEY`) and the audit's.
+RANDOM_CLEAR_KEY = 1 << 20
+
+
+def random_clear_base(seed: int) -> int:
+    """The 64-bit base of the random clear rate's playthroughs (see the module docstring)."""
+    return int(np.random.SeedSequence(seed, spawn_key=(RANDOM_CLEAR_KEY,)).generate_state(1, np.uint64)[0])
 
 
 def verify_nodes(verdict: Verdict) -> int:

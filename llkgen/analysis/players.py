@@ -67,7 +67,7 @@ is the clear step up.
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -255,15 +255,28 @@ def run_rng(seed: int, stream: int, model: str, k: int) -> PlayRng:
 
 
 def playthroughs(model: str, start: Playout, seed: int, stream: int, k0: int, k1: int) -> int:
-    """How many of playthroughs ``k0 .. k1 - 1`` of ``model`` on ``stream`` clear ``start``: in
-    C when :mod:`llkgen.analysis.native_players` takes the board, else here. Both give the same
-    count (``tests/test_native_players.py`` holds them to the same moves)."""
+    """How many of playthroughs ``k0 .. k1 - 1`` of ``model`` on ``stream`` clear ``start``."""
+    return runs_from(model, start, model_base(seed, stream, model), k0, k1)
+
+
+def runs_from(model: str, start: Playout, base: int, k0: int, k1: int, *,
+              stop: Callable[[int, int], bool] | None = None) -> int:
+    """How many of the playthroughs ``PlayRng(base, k)``, ``k0 <= k < k1``, of ``model`` clear
+    ``start``: in C when :mod:`llkgen.analysis.native_players` takes the board, else here. Both
+    give the same count (``tests/test_native_players.py`` holds them to the same moves).
+    ``stop(cleared, k)``, if given, may end the Python loop after playthrough ``k`` (its count so
+    far is returned); the C players, many times faster, play them all, so a caller must read
+    the count as a bound when it stopped."""
     _check_model(model)
-    base = model_base(seed, stream, model)
     fast = native_players.runner(start)
     if fast is not None:
         return fast(MODELS.index(model), base, k0, k1)
-    return sum(play(model, start, PlayRng(base, k)) for k in range(k0, k1))
+    cleared = 0
+    for k in range(k0, k1):
+        cleared += play(model, start, PlayRng(base, k))
+        if stop is not None and stop(cleared, k):
+            break
+    return cleared
 
 
 # -- measuring --------------------------------------------------------------------------------
@@ -327,5 +340,5 @@ def tier(rates: dict[str, Estimate], reliably: float = RELIABLY) -> str:
 
 
 __all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "PlayRng", "GAMMA", "mix64",
-           "model_base", "run_rng", "playthroughs", "clear_rate",
+           "model_base", "run_rng", "playthroughs", "runs_from", "clear_rate",
            "clear_rates", "tier"]
