@@ -65,6 +65,7 @@ import numpy as np  # noqa: E402
 import llkgen.analysis.difficulty as ladder_measure  # noqa: E402
 import llkgen.analysis.players as players  # noqa: E402
 from llkgen._version import search_core  # noqa: E402
+from llkgen.analysis import native_players  # noqa: E402
 from llkgen.analysis.audit import regrade  # noqa: E402
 from llkgen.analysis.ladder import MODELS, TIERS  # noqa: E402
 from llkgen.formats.level import Pack, level_from_json, level_to_json, pack_to_json, write_json_atomic  # noqa: E402
@@ -170,24 +171,24 @@ def profile_level(task: tuple) -> dict:
     name, pack_seed, count, index = task
     spec = spec_for(name, count, pack_seed)
     per_model = {m: [0.0, 0] for m in MODELS}
-    original = ladder_measure.play
+    original = ladder_measure.playthroughs
 
-    def timed_play(model, start, rng, record=None):
+    def timed_batch(model, start, seed, stream, k0, k1):
         t = time.process_time()
         try:
-            return original(model, start, rng, record)
+            return original(model, start, seed, stream, k0, k1)
         finally:
             acc = per_model[model]
             acc[0] += time.process_time() - t
-            acc[1] += 1
+            acc[1] += k1 - k0
 
-    ladder_measure.play = timed_play
+    ladder_measure.playthroughs = timed_batch
     try:
         t = time.process_time()
         generate_level(spec, index)
         total = time.process_time() - t
     finally:
-        ladder_measure.play = original
+        ladder_measure.playthroughs = original
     prof = cProfile.Profile()
     prof.enable()
     generate_level(spec, index)
@@ -490,6 +491,9 @@ def profile_table(profs: list[dict]) -> list[str]:
 
 
 def players_build() -> str:
+    if native_players.AVAILABLE:
+        return ("The ladder's playthroughs run in the C players here (each batch timed whole): cProfile sees "
+                "only the Python frames, so Playout.copy/remove are not seen in the ladder.")
     compiled = not players.__file__.endswith(".py")
     return ("The players, Playout and the path code are compiled here: cProfile sees only the Python frames "
             "(the generator, the ladder's loop, numpy's seeding), so Playout.copy/remove are not seen."
@@ -552,7 +556,9 @@ def main() -> None:
         print(tables(data["levels"], data["profiles"], data["graded"], data["header"]))
         return
     parts = tuple(args.parts)
-    build = f"{search_core()} core, players {'pure Python' if players.__file__.endswith('.py') else 'compiled'}"
+    build = (f"{search_core()} core, players "
+             + ("in C" if native_players.AVAILABLE
+                else "pure Python" if players.__file__.endswith(".py") else "compiled"))
     header = (f"Measured with: {build}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start. "
               f"Command: `python scripts/difficulty_check.py {' '.join(sys.argv[1:])}`")
     print(header, file=sys.stderr)

@@ -77,11 +77,11 @@ def test_make_grade_and_the_filter_draw_from_disjoint_seed_streams():
                                        "promises), so the kept value is truncated to it: biased into it")
 def test_a_kept_score_is_an_unselected_sample_of_its_board():
     # One board whose true score (34.5) sits at the low edge of the window [34, 46] (the
-    # narrowest window precision 3 allows). make's ladder stage runs on it with 120 level seeds;
+    # narrowest window precision 3 allows). make's ladder stage runs on it with 300 level seeds;
     # each kept score is compared with a third measurement on an unrelated stream. If the kept
     # value were an independent sample given the board (the module docstring's claim), the
-    # differences would average 0; keeping the fresh value only when it lands inside the window
-    # pulls it up (here: +3.1 points, about 1 se, over the 43 seeds that kept the board).
+    # differences would average 0; keeping the fresh value only when it lands a guard band inside
+    # the window pulls it up (here: +3.7 points, about 1.3 se, over the 30 seeds that kept it).
     spec = parse_spec(tiny_spec(count=1, difficulty="{score: [34, 46], playthroughs: 8}",
                                 grading="{precision: 3}"))
     run = _Attempts(spec, 0)
@@ -89,7 +89,7 @@ def test_a_kept_score_is_an_unselected_sample_of_its_board():
     board = Board.from_grid(TRAP)
     play = Playout(board, NO_BORDER)
     diffs = []
-    for seed in range(120):
+    for seed in range(300):
         run.seed = seed
         run.candidate = Candidate(board, None, play)
         if run.ladder() is None:
@@ -100,6 +100,41 @@ def test_a_kept_score_is_an_unselected_sample_of_its_board():
     assert len(diffs) >= 15
     bound = 3 * statistics.stdev(diffs) / math.sqrt(len(diffs))
     assert abs(statistics.fmean(diffs)) <= bound, (statistics.fmean(diffs), bound, len(diffs))
+
+
+def test_a_kept_score_lies_a_guard_band_inside_its_window(monkeypatch):
+    # The trap board's true score (34.5) sits inside [28, 46] but near its low edge. Every kept
+    # level's fresh score must lie GUARD_SE of its own standard errors inside the window; some
+    # fresh scores that land inside the window but not inside the band must be turned down.
+    assert generator.GUARD_SE == 1.0
+    spec = parse_spec(tiny_spec(count=1, difficulty="{score: [28, 46], playthroughs: 8}",
+                                grading="{precision: 3}"))
+    run = _Attempts(spec, 0)
+    run.rules = NO_BORDER
+    board = Board.from_grid(TRAP)
+    play = Playout(board, NO_BORDER)
+    fresh_scores = []
+    original = generator.measure
+
+    def spy(*args, **kw):
+        d = original(*args, **kw)
+        if kw.get("stream") == FRESH_STREAM:
+            fresh_scores.append(d)
+        return d
+
+    monkeypatch.setattr(generator, "measure", spy)
+    kept = banded_out = 0
+    for seed in range(80):
+        run.seed = seed
+        run.candidate = Candidate(board, None, play)
+        fresh_scores.clear()
+        if run.ladder() is None:
+            d = run.candidate.difficulty
+            assert d is not None and 28 + d.se <= d.score <= 46 - d.se, (seed, d.score, d.se)
+            kept += 1
+        elif fresh_scores and 28 <= fresh_scores[0].score < 28 + fresh_scores[0].se:
+            banded_out += 1  # inside the window, not inside the band: rejected
+    assert kept >= 20 and banded_out >= 3, (kept, banded_out)
 
 
 def test_a_window_the_run_cap_cannot_resolve_is_refused():

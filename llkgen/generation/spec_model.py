@@ -103,8 +103,10 @@ class MetricRange:
     low: float | None = None
     high: float | None = None
 
-    def contains(self, value: float) -> bool:
-        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+    def contains(self, value: float, margin: float = 0.0) -> bool:
+        """Whether ``value`` lies in the range, and at least ``margin`` inside each bound it has."""
+        return ((self.low is None or value >= self.low + margin)
+                and (self.high is None or value <= self.high - margin))
 
     def to_list(self) -> list:
         return [self.low, self.high]
