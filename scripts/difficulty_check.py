@@ -406,6 +406,27 @@ def order_table(by_spec: dict[str, list[dict]]) -> list[str]:
                    f"{pm(rho[('tier', 'careful')])} | {pm(rho[('tier', 'nearest')])} | {pm(ref['careful'])} | "
                    f"{pm(ref['nearest'])} | {fmt(allr[0])} / {fmt(allr[1])} (n = {len(rs)}) | {pm(both)} | "
                    f"{tiers_txt} | {met(ok)} |")
+    out += ["\nWhat any score could reach on the same held-out levels. Without ties, a score ranks levels that "
+            "the outcome ties (nearest clears most levels always or never) in some order, so even a perfect one "
+            "stops short of 1: 'ceiling' is the Spearman ρ of the outcome's own order with ties broken, the most a "
+            "score without ties can reach against it. Against both outcomes at once, no ordering can beat "
+            "√((1 + ρ)/2) against both, ρ being the two outcomes' own Spearman on these levels (the best is their "
+            "sum of standardised ranks). 'nearest fails' counts the levels whose nearest fail rate is above 0.5.\n",
+            "| spec | held out | nearest fails | ceiling vs careful | ceiling vs nearest | "
+            "careful vs nearest (held out) | both at once ≤ | target 0.75 reachable |",
+            "|---|---|---|---|---|---|---|---|"]
+    for s, rs in groups.items():
+        held = [r for r in rs if "outcome" in r and r["index"] % 2 == 1]
+        if len(held) < 3:
+            continue
+        c = [1 - r["outcome"]["careful@5"]["rate"] for r in held]
+        n = [1 - r["outcome"]["nearest@5"]["rate"] for r in held]
+        ceil = [spearman(np.argsort(np.argsort(y, kind="mergesort"), kind="mergesort"), y) for y in (c, n)]
+        cn = spearman(c, n)
+        both = math.sqrt((1 + cn) / 2) if not math.isnan(cn) else math.nan
+        reach = min(both, *ceil)
+        out.append(f"| {s} | {len(held)} | {sum(x > 0.5 for x in n)} | {fmt(ceil[0])} | {fmt(ceil[1])} | {fmt(cn)} | "
+                   f"{fmt(both)} | {'no' if reach < 0.75 else 'not ruled out'} |")
     out += ["\nThe outcome models' clear rates (stream 5), median [min, max] over all levels of the spec, and the "
             "median runs they took:\n",
             "| spec | careful | nearest | runs careful / nearest |", "|---|---|---|---|"]
