@@ -28,6 +28,7 @@ on the machine and on whatever else runs on it: say both when quoting them.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import tempfile
@@ -35,7 +36,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("llkgen") is None:  # not installed: use the source tree
+    sys.path.insert(0, str(ROOT))
 
 import llkgen.generation.generator as generate  # noqa: E402
 from llkgen.generation.spec import load_spec  # noqa: E402
@@ -162,7 +164,10 @@ def main() -> None:
         compare(args.specs, args.count, args.rounds)
         return
 
-    print(f"# llkgen make benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    from llkgen._version import version_line
+
+    print(f"# llkgen make benchmark: {version_line()}; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at start")
     print(f"{'spec':<8} {'levels':>6} {'jobs':>4} {'seconds':>8} {'levels/s':>9} {'attempts':>8}  "
           f"{'mean rate':>9} {'mean nodes':>10} {'in verify':>9}  slowest level (jobs 1)")
     rows = []
