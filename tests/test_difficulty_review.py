@@ -71,6 +71,17 @@ def test_make_grade_and_the_filter_draw_from_disjoint_seed_streams():
     assert FIRST_STREAM != FRESH_STREAM
 
 
+def _trap_attempts(window: str) -> tuple[_Attempts, Board, Playout]:
+    """make's attempts at level 0 of a spec with this score window at precision 3, set to play
+    the trap board without border (the caller puts it in as the candidate)."""
+    spec = parse_spec(tiny_spec(count=1, difficulty=f"{{score: {window}, playthroughs: 8}}",
+                                grading="{precision: 3}"))
+    run = _Attempts(spec, 0)
+    run.rules = NO_BORDER
+    board = Board.from_grid(TRAP)
+    return run, board, Playout(board, NO_BORDER)
+
+
 # -- a known limitation (xfail strict: it starts passing when lifted) -----------------------------
 
 @pytest.mark.xfail(strict=True, reason="the fresh measurement must also lie in the window (as the spec "
@@ -82,12 +93,7 @@ def test_a_kept_score_is_an_unselected_sample_of_its_board():
     # value were an independent sample given the board (the module docstring's claim), the
     # differences would average 0; keeping the fresh value only when it lands a guard band inside
     # the window pulls it up (here: +3.7 points, about 1.3 se, over the 30 seeds that kept it).
-    spec = parse_spec(tiny_spec(count=1, difficulty="{score: [34, 46], playthroughs: 8}",
-                                grading="{precision: 3}"))
-    run = _Attempts(spec, 0)
-    run.rules = NO_BORDER
-    board = Board.from_grid(TRAP)
-    play = Playout(board, NO_BORDER)
+    run, board, play = _trap_attempts("[34, 46]")
     diffs = []
     for seed in range(300):
         run.seed = seed
@@ -107,12 +113,7 @@ def test_a_kept_score_lies_a_guard_band_inside_its_window(monkeypatch):
     # level's fresh score must lie GUARD_SE of its own standard errors inside the window; some
     # fresh scores that land inside the window but not inside the band must be turned down.
     assert generator.GUARD_SE == 1.0
-    spec = parse_spec(tiny_spec(count=1, difficulty="{score: [28, 46], playthroughs: 8}",
-                                grading="{precision: 3}"))
-    run = _Attempts(spec, 0)
-    run.rules = NO_BORDER
-    board = Board.from_grid(TRAP)
-    play = Playout(board, NO_BORDER)
+    run, board, play = _trap_attempts("[28, 46]")
     fresh_scores = []
     original = generator.measure
 

@@ -186,6 +186,21 @@ static void remove_pair(const Game *G, Pos *P, int p, int q)
     }
 }
 
+/* The reach of the tile at row r, column c (see ../verifier/_links.h): a tile with no empty
+ * neighbour reaches nothing, and its runs are not measured. */
+static inline void reach_at(const Game *G, const Pos *P, int r, int c, Reach *a)
+{
+    const cell_t *g = P->g;
+    int p = r * G->W + c, W = G->W;
+    a->r = r;
+    a->c = c;
+    a->open = g[p - 1] == 0 || g[p + 1] == 0 || g[p - W] == 0 || g[p + W] == 0;
+    if (a->open) {
+        reach(P->rowE[r], c, &a->hl, &a->hr);
+        reach(P->colE[c], r, &a->vu, &a->vd);
+    }
+}
+
 /* The tiles of a position by type, in board order, with each tile's reach. */
 static void survey(Work *Wk, const Pos *P)
 {
@@ -201,14 +216,7 @@ static void survey(Work *Wk, const Pos *P)
             Wk->tiles[n++] = p;
             Wk->index[p] = Wk->fill[t];
             Wk->list[G->type_off[t] + Wk->fill[t]++] = p;
-            Reach *a = &Wk->reach[p];
-            a->r = r;
-            a->c = c;
-            a->open = g[p - 1] == 0 || g[p + 1] == 0 || g[p - W] == 0 || g[p + W] == 0;
-            if (a->open) {
-                reach(P->rowE[r], c, &a->hl, &a->hr);
-                reach(P->colE[c], r, &a->vu, &a->vd);
-            }
+            reach_at(G, P, r, c, &Wk->reach[p]);
         }
     Wk->ntiles = n;
 }
@@ -248,13 +256,7 @@ static int any_move(Work *Wk, const Pos *P)
         for (uint64_t bits = G->inner & ~P->rowE[r] & ~G->wall_row[r]; bits; bits &= bits - 1) {
             int c = ctz64(bits), p = r * W + c, t = g[p];
             Reach *a = &Wk->reach[p];
-            a->r = r;
-            a->c = c;
-            a->open = g[p - 1] == 0 || g[p + 1] == 0 || g[p - W] == 0 || g[p + W] == 0;
-            if (a->open) {
-                reach(P->rowE[r], c, &a->hl, &a->hr);
-                reach(P->colE[c], r, &a->vu, &a->vd);
-            }
+            reach_at(G, P, r, c, a);
             int *ps = Wk->list + G->type_off[t];
             for (int j = 0; j < Wk->fill[t]; j++)
                 if (linked(P->rowE, P->colE, &Wk->reach[ps[j]], a))
