@@ -147,3 +147,31 @@ def test_python_players_fall_back_when_the_board_is_too_wide(monkeypatch):
     assert native_players.runner(start) is None
     assert playthroughs("random", start, 0, 0, 0, 4) == 4
     assert players.clear_rate("nearest", board, Rules(), 0, max_runs=32).rate == 1.0
+
+
+@needs_native
+def test_the_c_modules_copy_the_cells_before_reading_them():
+    # An element whose __index__ empties the list must not make the C code read past it.
+    from llkgen.verifier import native
+
+    class Shrinks:
+        def __init__(self, cells: list):
+            self.cells = cells
+
+        def __index__(self) -> int:
+            self.cells.clear()
+            return 1
+
+    cells: list = []
+    cells[:] = [Shrinks(cells)] + [1] * 399
+    assert native_players._players.playthroughs(20, 20, cells, 0, 1, 0, 0, 0, 1) in (0, 1)
+    if native.AVAILABLE:
+        cells[:] = [Shrinks(cells)] + [1] * 399
+        native._gravity_search.search(20, 20, cells, 1, 1, 10, 1.0, 1)
+
+
+def test_boards_the_c_players_cannot_read_go_to_python():
+    huge = Board(1, 2, (1 << 63, 1 << 63))  # a type past a C long long
+    start = Playout(huge, Rules())
+    assert native_players.runner(start) is None and native_players.play(start, 0, 0, 0) is None
+    assert playthroughs("random", start, 0, 0, 0, 3) == 3

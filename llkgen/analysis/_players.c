@@ -381,7 +381,7 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
 {
     const Game *G = Wk->G;
     Pos *P = &Wk->pos[0];
-    uint64_t rng = mix64(base + (uint64_t)(k + 1) * GAMMA);
+    uint64_t rng = mix64(base + ((uint64_t)k + 1) * GAMMA);
     memcpy(P->g, G->start, sizeof(cell_t) * G->n);
     memset(P->count, 0, sizeof(int) * (G->ntypes + 1));
     P->tiles = 0;
@@ -443,9 +443,9 @@ static void work_free(Work *Wk)
     free(Wk->reach);
 }
 
-static int cmp_long(const void *a, const void *b)
+static int cmp_type(const void *a, const void *b)
 {
-    long x = *(const long *)a, y = *(const long *)b;
+    long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
 }
 
@@ -460,16 +460,17 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
         PyErr_SetString(PyExc_ValueError, "gravity: expected 0 (none), 1 (down), 2 (up), 3 (left) or 4 (right)");
         return 0;
     }
-    PyObject *seq = PySequence_Fast(cells_obj, "cells: expected a sequence of ints");
+    /* a tuple of the cells: a list could be changed under us by an element's __index__ */
+    PyObject *seq = PySequence_Tuple(cells_obj);
     if (seq == NULL)
         return 0;
-    if (PySequence_Fast_GET_SIZE(seq) != (Py_ssize_t)rows * cols) {
+    if (PyTuple_GET_SIZE(seq) != (Py_ssize_t)rows * cols) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "cells: expected rows * cols values");
         return 0;
     }
     int area = rows * cols;
-    long *values = malloc(sizeof(long) * area), *types = malloc(sizeof(long) * (area + 1));
+    long long *values = malloc(sizeof(long long) * area), *types = malloc(sizeof(long long) * (area + 1));
     if (values == NULL || types == NULL) {
         Py_DECREF(seq);
         free(values);
@@ -479,7 +480,7 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     }
     int ntiles = 0, ok = 1;
     for (int i = 0; i < area; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
         if (v == -1 && PyErr_Occurred()) {
             ok = 0;
             break;
@@ -500,7 +501,7 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
         return 0;
     }
     /* the types, renumbered 1..ntypes in increasing order */
-    qsort(types, ntiles, sizeof(long), cmp_long);
+    qsort(types, ntiles, sizeof(long long), cmp_type);
     int ntypes = 0;
     size_t pairs = 1; /* room for a move list: every same-type pair of tiles, at most */
     for (int i = 0, run = 0; i < ntiles; i++) {
@@ -565,7 +566,7 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     }
     for (int i = 0; i < area; i++) {
         int p = (i / cols + 1) * G->W + i % cols + 1;
-        long v = values[i];
+        long long v = values[i];
         if (v > 0) {
             int lo = 0, hi = ntypes - 1; /* binary search: the type's new number */
             while (lo < hi) {

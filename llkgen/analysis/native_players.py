@@ -36,8 +36,8 @@ AVAILABLE = _players is not None
 
 #: The largest board side they take: a padded row or column must fit in 64 bits.
 MAX_SIDE = 62
-#: Their cells are 16-bit.
-MAX_TYPES = 32_000
+#: The largest tile type they read (a C ``long long``).
+MAX_TYPE = (1 << 63) - 1
 
 _GRAVITY = {Gravity.NONE: 0, Gravity.DOWN: 1, Gravity.UP: 2, Gravity.LEFT: 3, Gravity.RIGHT: 4}
 
@@ -46,12 +46,12 @@ def _board(start: Playout) -> tuple[int, int, list[int], int, int] | None:
     """The arguments that describe ``start``'s current board to the C players, or ``None``
     when they do not take it."""
     grid = start.grid
-    if grid.rows > MAX_SIDE or grid.cols > MAX_SIDE:
+    if not (1 <= grid.rows <= MAX_SIDE and 1 <= grid.cols <= MAX_SIDE):
         return None
     g = grid.g
     cells = [g[p] for p in grid.cells]
-    if len({v for v in cells if v > 0}) > MAX_TYPES:
-        return None
+    if max(cells) > MAX_TYPE or min(cells) < -1:
+        return None  # a board no check accepted: the Python players take it
     return grid.rows, grid.cols, cells, _GRAVITY[start.rules.gravity], int(start.rules.border)
 
 
@@ -82,4 +82,4 @@ def play(start: Playout, model: int, base: int, k: int) -> tuple[bool, list[tupl
     return bool(cleared), [(tuple(a), tuple(b)) for a, b in moves]
 
 
-__all__ = ["AVAILABLE", "MAX_SIDE", "MAX_TYPES", "runner", "play"]
+__all__ = ["AVAILABLE", "MAX_SIDE", "MAX_TYPE", "runner", "play"]

@@ -782,10 +782,11 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "gravity: expected 1 (down), 2 (up), 3 (left) or 4 (right)");
         return NULL;
     }
-    PyObject *seq = PySequence_Fast(cells_obj, "cells: expected a sequence of ints");
+    /* a tuple of the cells: a list could be changed under us by an element's __index__ */
+    PyObject *seq = PySequence_Tuple(cells_obj);
     if (seq == NULL)
         return NULL;
-    if (PySequence_Fast_GET_SIZE(seq) != (Py_ssize_t)rows * cols) {
+    if (PyTuple_GET_SIZE(seq) != (Py_ssize_t)rows * cols) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "cells: expected rows * cols values");
         return NULL;
@@ -804,7 +805,7 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     cell_t *root = calloc(G.n, sizeof(cell_t));
     int16_t *root_id = malloc(sizeof(int16_t) * G.n);
-    long *types = calloc((size_t)rows * cols, sizeof(long)); /* the distinct types, in order of first sight */
+    long long *types = calloc((size_t)rows * cols, sizeof(long long)); /* the distinct types, in order of first sight */
     int *counts = calloc((size_t)rows * cols + 2, sizeof(int));
     int ntypes = 0, bad = 0;
     if (root == NULL || root_id == NULL || types == NULL || counts == NULL) {
@@ -819,7 +820,7 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
             root[p] = WALL;
     }
     for (int i = 0; i < rows * cols && !bad; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
         if (v == -1 && PyErr_Occurred()) {
             bad = 1;
             break;
