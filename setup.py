@@ -78,7 +78,7 @@ def accelerator() -> list:
 
 
 def native() -> list:
-    """The C move search under gravity, unless ``LLKGEN_PURE`` is set (module docstring)."""
+    """The modules written in C (:data:`NATIVE`), unless ``LLKGEN_PURE`` is set (module docstring)."""
     if os.environ.get("LLKGEN_PURE"):
         return []
     return [
@@ -140,11 +140,10 @@ class BuildExt(build_ext):
 
     def run(self) -> None:
         super().run()
-        failed_native = {f.split(":")[0] for f in self.failed} & set(NATIVE)
-        if self.failed and all(f.split(":")[0] in NATIVE for f in self.failed):
-            self.distribution.ext_modules = [e for e in self.distribution.ext_modules or []
-                                             if e.name not in failed_native]
-            print(f"llkgen: WARNING: {', '.join(sorted(failed_native))} did not build ({self.failed[0][:200]}); "
+        failed = {f.split(":")[0] for f in self.failed}
+        if failed and failed <= set(NATIVE):
+            self.distribution.ext_modules = [e for e in self.distribution.ext_modules or [] if e.name not in failed]
+            print(f"llkgen: WARNING: {', '.join(sorted(failed))} did not build ({self.failed[0][:200]}); "
                   "llkgen runs its Python code in its place (the gravity search, the model players), with "
                   "the same verdicts and numbers, slower.", file=sys.stderr, flush=True)
             return

@@ -26,9 +26,7 @@ same either way.
 
 from __future__ import annotations
 
-import numpy as np
-
-from llkgen.analysis.players import runs_from
+from llkgen.analysis.players import runs_from, seed_word
 from llkgen.game.board import Board, Rules
 from llkgen.game.playout import Playout
 from llkgen.verifier import Verdict
@@ -84,7 +82,7 @@ RANDOM_CLEAR_KEY = 1 << 20
 
 def random_clear_base(seed: int) -> int:
     """The 64-bit base of the random clear rate's playthroughs (see the module docstring)."""
-    return int(np.random.SeedSequence(seed, spawn_key=(RANDOM_CLEAR_KEY,)).generate_state(1, np.uint64)[0])
+    return seed_word(seed, RANDOM_CLEAR_KEY)
 
 
 def verify_nodes(verdict: Verdict) -> int:

@@ -51,8 +51,8 @@ Where it runs: :func:`playthroughs`, which every measurement calls, plays in C
 players make the same choices from the same numbers -- that is why the generator is written
 out (:class:`PlayRng`) rather than numpy's -- so a level's numbers do not depend on the
 build. Measured on the first level of the shipped specs, 400 playthroughs a model (a noisy
-2-core machine: read the ratios), the C players take 27-44 us a playthrough on medium 8x12,
-55-137 us on gravity 8x12 and 70-85 us on hard 10x16: 7 to 17 times less than this module
+2-core machine: read the ratios), the C players take 22-41 us a playthrough on medium 8x12,
+42-89 us on gravity 8x12 and 61-79 us on hard 10x16: 7 to 17 times less than this module
 compiled by mypyc (270-650 us, and 520-2,300 us under gravity, where every candidate is a
 copy and a removal).
 
@@ -241,12 +241,16 @@ class PlayRng:
         return (mix64(self.state) * n) >> 64
 
 
+def seed_word(seed: int, *spawn_key: int) -> int:
+    """The first 64-bit word of ``SeedSequence(seed, spawn_key=spawn_key)``: the base of a set of
+    playthroughs (:class:`PlayRng`)."""
+    return int(np.random.SeedSequence(seed, spawn_key=spawn_key).generate_state(1, np.uint64)[0])
+
+
 def model_base(seed: int, stream: int, model: str) -> int:
     """The 64-bit base of ``model``'s playthroughs on ``stream``: the first word of
     ``SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, model index))``."""
-    state = np.random.SeedSequence(seed, spawn_key=(PLAYERS_KEY, stream, MODELS.index(model))).generate_state(
-        1, np.uint64)
-    return int(state[0])
+    return seed_word(seed, PLAYERS_KEY, stream, MODELS.index(model))
 
 
 def run_rng(seed: int, stream: int, model: str, k: int) -> PlayRng:
@@ -340,5 +344,5 @@ def tier(rates: dict[str, Estimate], reliably: float = RELIABLY) -> str:
 
 
 __all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "PlayRng", "GAMMA", "mix64",
-           "model_base", "run_rng", "playthroughs", "runs_from", "clear_rate",
+           "seed_word", "model_base", "run_rng", "playthroughs", "runs_from", "clear_rate",
            "clear_rates", "tier"]
