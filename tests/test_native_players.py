@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 import shutil
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -65,6 +67,40 @@ def test_c_and_python_players_make_the_same_moves(seed):
                 failed += 1
     # both outcomes are exercised
     assert cleared > 100 and failed > 100, (cleared, failed)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(2))
+def test_the_c_players_moves_after_a_move_are_listed_afresh(seed):
+    # Without gravity, boards of 64 tiles or more have their moves updated after each move in C
+    # (moves_after: only around the two emptied cells) rather than listed again; Python lists
+    # them from its own update (Playout.remove). Bigger boards than above, 2 to 18 tiles a type,
+    # walls, both borders: the same moves, move by move.
+    rng = random.Random(f"incremental/{seed}")
+    sizes = 0
+    for i in range(12):
+        rows, cols = rng.randint(10, 20), rng.randint(10, 20)
+        cells = [0] * (rows * cols)
+        room = list(range(rows * cols))
+        rng.shuffle(room)
+        walls = rng.choice([0, 0, rows * cols // 8])
+        for p in room[:walls]:
+            cells[p] = -1
+        free = room[walls:]
+        n = int(len(free) * rng.choice([1.0, 0.8])) // 2 * 2
+        copies = rng.choice([2, 4, 6, 18])
+        types = max(1, n // copies)
+        tiles = [1 + j // 2 % types for j in range(n)]
+        rng.shuffle(tiles)
+        for p, t in zip(free, tiles):
+            cells[p] = t
+        board = Board(rows, cols, tuple(cells))
+        assert board.tile_count >= 64
+        sizes += board.tile_count
+        rules = Rules(border=i % 3 != 0)
+        for model in MODELS:
+            _same(board, rules, model, rng.getrandbits(64), rng.randrange(100))
+    assert sizes > 12 * 100
 
 
 @needs_native
@@ -175,3 +211,34 @@ def test_boards_the_c_players_cannot_read_go_to_python():
     start = Playout(huge, Rules())
     assert native_players.runner(start) is None and native_players.play(start, 0, 0, 0) is None
     assert playthroughs("random", start, 0, 0, 0, 3) == 3
+
+
+class _Interrupted(Exception):
+    pass
+
+
+@needs_native
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs a POSIX interval timer")
+def test_a_batch_stops_at_a_signal_between_runs():
+    # A long batch (a dense 40 x 40 board, the deep model, 5,000 runs of about 3-5 ms): a signal
+    # handler that raises must end it within a few runs, as Ctrl-C does, not at its end (the
+    # handler would still raise then, but after 15 s or more).
+    rng = random.Random(3)
+    cells = [t for t in range(1, 101) for _ in range(16)]
+    rng.shuffle(cells)
+
+    def stop(signum, frame):
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        t = time.perf_counter()
+        with pytest.raises(_Interrupted):
+            native_players._players.playthroughs(40, 40, cells, 0, 1, 4, 0, 0, 5000)
+        assert time.perf_counter() - t < 3
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    # and the module still plays afterwards
+    assert native_players._players.playthroughs(1, 4, [1, 1, 2, 2], 0, 1, 0, 0, 0, 5) == 5

@@ -33,7 +33,12 @@
  * Shortcuts, as in players.py: without gravity, removing tiles never blocks a path, so a pair
  * touching neither removed tile is still removable after the move (no copy of the board is
  * needed to see that the move leaves a pair), and two such pairs disjoint from each other
- * settle the two-move test.
+ * settle the two-move test. For the same reason a playthrough on a board without gravity
+ * updates its moves after each move rather than listing them again (moves_after, from 64
+ * tiles up), and every playthrough of a batch starts from one stock-taking of the start.
+ *
+ * A batch (playthroughs()) runs without the GIL, a few runs at a time, and looks for a pending
+ * signal in between: Ctrl-C stops it within a few runs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -44,6 +49,15 @@
 
 #define WALL (-1)
 #define GAMMA 0x9E3779B97F4A7C15ULL
+/* Without gravity, boards of at least this many tiles update their moves after each move
+ * (moves_after) rather than list them again: on smaller ones a survey is cheaper than the
+ * bookkeeping (easy's 6 x 8 ran at 0.6-0.7x the speed incremental, medium's 8 x 12 at 1.1-1.6x,
+ * hard's 10 x 16 at 1.5-2.3x). Either way the moves are the same. */
+#ifndef INCREMENTAL_TILES /* a debugging build may set it (to 2: every board without gravity) */
+#define INCREMENTAL_TILES 64
+#endif
+/* Playthroughs of a batch between two looks for a pending signal (with the GIL). */
+#define RUNS_PER_CHECK 4
 
 typedef int16_t cell_t;
 
@@ -94,11 +108,21 @@ typedef struct {
 } Move;
 
 /* Working memory: positions for the two levels of look-ahead below the one being played, and
- * a move list for each of the first two levels. */
+ * a move list for each of the first two levels; the start position and its moves, taken stock
+ * of once for every playthrough of a batch (start_nm < 0 until then). */
 typedef struct {
     const Game *G;
     Pos pos[3];
     Move *moves[2];
+    Pos start;
+    Move *start_moves;
+    int start_nm;
+    int *start_list;        /* the start's tiles by type, in board order (from type_off) */
+    Move *fresh, *merged;   /* without gravity: pairs newly removable after a move, and the merge */
+    int nfresh, fresh_cap;
+    int *seen, *seen_next;  /* tiles seen from an empty run (moves_after), each one's next of its type */
+    int *type_head, *type_stamp, stamp; /* per type: its last seen tile, for the run of this stamp */
+    int incremental;        /* whether a playthrough updates its moves (moves_after) or lists them */
     Move *order;            /* the random order of the candidates */
     Move *rest;             /* careful's non-completing candidates */
     Move *best;             /* nearest's closest moves */
@@ -375,6 +399,169 @@ static Move choose(Work *Wk, int model, const Move *moves, int nm, uint64_t *rng
     return fallback < 0 ? order[0] : order[fallback];
 }
 
+/* ---- the moves after a move, without gravity ------------------------------------------------
+ *
+ * Without gravity a removal only empties cells, so a pair removable before the move stays so
+ * until one of its tiles goes, and the moves after (p, q) are those before it, less the pairs
+ * touching p or q, plus the pairs whose every path passes through p's or q's cell. Those are
+ * found as Playout.remove finds them in Python (llkgen/game/playout.py argues it): for x in
+ * p, q and for x's empty run along its row and along its column, the tiles seen from the run
+ * (the two tiles that bound it, and the first tile across the run from each of its cells) pair
+ * up by type, and each bounding tile is tested in full against every tile of its type. The
+ * list stays in move order: the new pairs are sorted and merged in, duplicates dropped. It is
+ * the set list_moves would find (a debugging build with LLKGEN_CHECK_MOVES compares the two at
+ * every step), at the cost of the cells around two runs instead of a survey of the board. */
+
+static inline int before(Move x, Move y) /* move order */
+{
+    return x.p < y.p || (x.p == y.p && x.q < y.q);
+}
+
+/* Sort the fresh pairs (a few, as a rule: insertion sort) and merge them into the sorted
+ * moves[0 .. *nm), dropping duplicates. */
+static void merge_fresh(Work *Wk, Move *moves, int *nm)
+{
+    Move *b = Wk->fresh;
+    int nb = Wk->nfresh;
+    if (nb == 0)
+        return;
+    for (int i = 1; i < nb; i++) {
+        Move x = b[i];
+        int j = i;
+        for (; j > 0 && before(x, b[j - 1]); j--)
+            b[j] = b[j - 1];
+        b[j] = x;
+    }
+    const Move *a = moves;
+    int na = *nm, i = 0, j = 0, k = 0;
+    Move *out = Wk->merged;
+    while (i < na || j < nb) {
+        Move next = j >= nb || (i < na && !before(b[j], a[i])) ? a[i++] : b[j++];
+        if (k == 0 || out[k - 1].p != next.p || out[k - 1].q != next.q)
+            out[k++] = next;
+    }
+    memcpy(moves, out, sizeof(Move) * k);
+    *nm = k;
+    Wk->nfresh = 0;
+}
+
+static void add_fresh(Work *Wk, Move *moves, int *nm, int a, int b)
+{
+    if (Wk->nfresh == Wk->fresh_cap)
+        merge_fresh(Wk, moves, nm);
+    Move m = {a < b ? a : b, a < b ? b : a};
+    Wk->fresh[Wk->nfresh++] = m;
+}
+
+/* The pairs that became removable through the empty run containing cell x: along its row
+ * (horizontal) or its column. */
+static void links_through(Work *Wk, const Pos *P, Move *moves, int *nm, int x, int horizontal)
+{
+    const Game *G = Wk->G;
+    const cell_t *g = P->g;
+    int W = G->W, H = G->H, r = G->row[x], c = G->col[x];
+    int lo, hi, nseen = 0, ends[2], nends = 0;
+    reach(horizontal ? P->rowE[r] : P->colE[c], horizontal ? c : r, &lo, &hi);
+    int limit = horizontal ? W : H;
+    for (int side = 0; side < 2; side++) { /* the tiles bounding the run */
+        int i = side ? hi + 1 : lo - 1;
+        if (i < 0 || i >= limit)
+            continue;
+        int e = horizontal ? r * W + i : i * W + c;
+        if (g[e] > 0)
+            ends[nends++] = Wk->seen[nseen++] = e;
+    }
+    for (int i = lo; i <= hi; i++) { /* across the run from each of its cells */
+        int vlo, vhi, across = horizontal ? H : W;
+        reach(horizontal ? P->colE[i] : P->rowE[i], horizontal ? r : c, &vlo, &vhi);
+        for (int side = 0; side < 2; side++) {
+            int j = side ? vhi + 1 : vlo - 1;
+            if (j < 0 || j >= across)
+                continue;
+            int e = horizontal ? j * W + i : i * W + j;
+            if (g[e] > 0)
+                Wk->seen[nseen++] = e;
+        }
+    }
+    /* pair the seen tiles by type: each against those of its type seen before it (a list per
+     * type, valid for this run only: its stamp) */
+    Wk->stamp++;
+    for (int i = 0; i < nseen; i++) {
+        int e = Wk->seen[i], t = g[e];
+        if (Wk->type_stamp[t] != Wk->stamp) {
+            Wk->type_stamp[t] = Wk->stamp;
+            Wk->type_head[t] = -1;
+        }
+        for (int j = Wk->type_head[t]; j >= 0; j = Wk->seen_next[j])
+            if (Wk->seen[j] != e)
+                add_fresh(Wk, moves, nm, Wk->seen[j], e);
+        Wk->seen_next[i] = Wk->type_head[t];
+        Wk->type_head[t] = i;
+    }
+    for (int i = 0; i < nends; i++) {
+        int e = ends[i], t = g[e];
+        Reach a, b;
+        reach_at(G, P, G->row[e], G->col[e], &a);
+        for (int j = G->type_off[t]; j < G->type_off[t + 1]; j++) {
+            int f = Wk->start_list[j];
+            if (f == e || g[f] != t)
+                continue;
+            reach_at(G, P, G->row[f], G->col[f], &b);
+            if (linked(P->rowE, P->colE, &a, &b))
+                add_fresh(Wk, moves, nm, e, f);
+        }
+    }
+}
+
+/* The moves after (p, q) was removed from a position without gravity whose moves were
+ * moves[0 .. nm): updated in place; their number. */
+static int moves_after(Work *Wk, const Pos *P, Move *moves, int nm, int p, int q)
+{
+    int k = 0;
+    for (int i = 0; i < nm; i++)
+        if (disjoint(moves[i], p, q))
+            moves[k++] = moves[i];
+    nm = k;
+    Wk->nfresh = 0;
+    for (int h = 0; h < 2; h++) {
+        links_through(Wk, P, moves, &nm, p, h);
+        links_through(Wk, P, moves, &nm, q, h);
+    }
+    merge_fresh(Wk, moves, &nm);
+#ifdef LLKGEN_CHECK_MOVES
+    {
+        Move *check = Wk->moves[1];
+        int nc = list_moves(Wk, P, check);
+        if (nc != nm || memcmp(check, moves, sizeof(Move) * nm) != 0) {
+            fprintf(stderr, "moves_after: %d moves, list_moves %d\n", nm, nc);
+            abort();
+        }
+    }
+#endif
+    return nm;
+}
+
+/* The start position and its moves, into Wk->start and Wk->start_moves: every playthrough
+ * begins from copies of them. */
+static void take_stock_of_start(Work *Wk)
+{
+    const Game *G = Wk->G;
+    Pos *S = &Wk->start;
+    memcpy(S->g, G->start, sizeof(cell_t) * G->n);
+    memset(S->count, 0, sizeof(int) * (G->ntypes + 1));
+    S->tiles = 0;
+    S->settled = G->start_settled;
+    for (int p = 0; p < G->n; p++)
+        if (S->g[p] > 0) {
+            S->count[S->g[p]]++;
+            S->tiles++;
+        }
+    masks(G, S);
+    Wk->start_nm = S->tiles ? list_moves(Wk, S, Wk->start_moves) : 0;
+    memcpy(Wk->start_list, Wk->list, sizeof(int) * G->ntiles); /* list_moves' survey: by type */
+    Wk->incremental = !G->gravity && S->tiles >= INCREMENTAL_TILES;
+}
+
 /* One playthrough from the start; 1 if it clears the board. With record, the moves played are
  * appended to it as ((row, col), (row, col)) on the board at that moment. -1 on an error (set). */
 static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *record)
@@ -382,19 +569,13 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
     const Game *G = Wk->G;
     Pos *P = &Wk->pos[0];
     uint64_t rng = mix64(base + ((uint64_t)k + 1) * GAMMA);
-    memcpy(P->g, G->start, sizeof(cell_t) * G->n);
-    memset(P->count, 0, sizeof(int) * (G->ntypes + 1));
-    P->tiles = 0;
-    P->settled = G->start_settled;
-    for (int p = 0; p < G->n; p++)
-        if (P->g[p] > 0) {
-            P->count[P->g[p]]++;
-            P->tiles++;
-        }
-    masks(G, P);
+    if (Wk->start_nm < 0)
+        take_stock_of_start(Wk);
+    copy_pos(G, P, &Wk->start);
     Move *moves = Wk->moves[0];
+    int nm = Wk->start_nm; /* the start's moves, listed once */
+    memcpy(moves, Wk->start_moves, sizeof(Move) * nm);
     while (P->tiles) {
-        int nm = list_moves(Wk, P, moves);
         if (nm == 0)
             return 0;
         Move m = choose(Wk, model, moves, nm, &rng);
@@ -408,6 +589,8 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
             Py_DECREF(step);
         }
         remove_pair(G, P, m.p, m.q);
+        if (P->tiles)
+            nm = Wk->incremental ? moves_after(Wk, P, moves, nm, m.p, m.q) : list_moves(Wk, P, moves);
     }
     return 1;
 }
@@ -431,6 +614,16 @@ static void work_free(Work *Wk)
         free(Wk->pos[i].g);
         free(Wk->pos[i].count);
     }
+    free(Wk->start.g);
+    free(Wk->start.count);
+    free(Wk->start_moves);
+    free(Wk->start_list);
+    free(Wk->fresh);
+    free(Wk->merged);
+    free(Wk->seen);
+    free(Wk->seen_next);
+    free(Wk->type_head);
+    free(Wk->type_stamp);
     free(Wk->moves[0]);
     free(Wk->moves[1]);
     free(Wk->order);
@@ -532,6 +725,19 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
         Wk->pos[i].g = malloc(sizeof(cell_t) * n);
         Wk->pos[i].count = calloc(ntypes + 2, sizeof(int));
     }
+    Wk->start.g = malloc(sizeof(cell_t) * n);
+    Wk->start.count = calloc(ntypes + 2, sizeof(int));
+    Wk->start_moves = malloc(sizeof(Move) * pairs);
+    Wk->start_nm = -1;
+    Wk->start_list = malloc(sizeof(int) * (ntiles + 1));
+    Wk->fresh_cap = 256;
+    Wk->fresh = malloc(sizeof(Move) * Wk->fresh_cap);
+    Wk->merged = malloc(sizeof(Move) * pairs);
+    Wk->seen = malloc(sizeof(int) * 4 * (rows + cols + 4));
+    Wk->seen_next = malloc(sizeof(int) * 4 * (rows + cols + 4));
+    Wk->type_head = calloc(ntypes + 2, sizeof(int));
+    Wk->type_stamp = calloc(ntypes + 2, sizeof(int));
+    Wk->stamp = 0;
     Wk->G = G;
     Wk->moves[0] = malloc(sizeof(Move) * pairs);
     Wk->moves[1] = malloc(sizeof(Move) * pairs);
@@ -543,7 +749,9 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     Wk->fill = calloc(ntypes + 2, sizeof(int));
     Wk->index = calloc(n, sizeof(int));
     Wk->reach = calloc(n, sizeof(Reach));
-    ok = G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && G->line_of && Wk->moves[0] &&
+    ok = Wk->start.g && Wk->start.count && Wk->start_moves && Wk->start_list && Wk->fresh && Wk->merged && Wk->seen &&
+         Wk->seen_next && Wk->type_head && Wk->type_stamp &&
+         G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && G->line_of && Wk->moves[0] &&
          Wk->moves[1] && Wk->order && Wk->rest && Wk->best && Wk->list && Wk->tiles && Wk->fill && Wk->index && Wk->reach;
     for (int i = 0; i < 3; i++)
         ok = ok && Wk->pos[i].g && Wk->pos[i].count;
@@ -654,10 +862,20 @@ static PyObject *pl_playthroughs(PyObject *self, PyObject *args)
     memset(&Wk, 0, sizeof Wk);
     PyObject *result = NULL;
     if (setup(&G, &Wk, rows, cols, cells, gravity, border)) {
-        long long cleared = 0;
-        for (long long k = k0; k < k1; k++)
-            cleared += play(&Wk, model, base, k, NULL);
-        result = PyLong_FromLongLong(cleared);
+        /* Without a record, a playthrough touches no Python object: the runs go without the GIL,
+         * so other threads run meanwhile, and Ctrl-C (any signal handler that raises) is seen
+         * between runs rather than at the end of the batch. */
+        long long cleared = 0, k = k0;
+        int interrupted = 0;
+        while (k < k1 && !interrupted) {
+            long long stop = k1 - k > RUNS_PER_CHECK ? k + RUNS_PER_CHECK : k1;
+            Py_BEGIN_ALLOW_THREADS
+            for (; k < stop; k++)
+                cleared += play(&Wk, model, base, k, NULL);
+            Py_END_ALLOW_THREADS
+            interrupted = PyErr_CheckSignals() < 0;
+        }
+        result = interrupted ? NULL : PyLong_FromLongLong(cleared);
     }
     work_free(&Wk);
     game_free(&G);
