@@ -74,22 +74,28 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"sdist": sdist, "built": wheel, "wheel": shipped}
 
 
-@pytest.fixture(scope="module")
-def pure_wheel(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pure Python wheel: ``LLKGEN_PURE=1``, built from the same sdist as the other."""
-    src = tmp_path_factory.mktemp("pure-src")
-    with tarfile.open(dist["sdist"]) as tf:
+def _wheel_from_sdist(sdist: Path, tmp_path_factory: pytest.TempPathFactory, name: str, **env: str) -> Path:
+    """A wheel built from ``sdist`` unpacked, with ``env`` set for the build; the build must not
+    warn that it fell back to pure Python (what it leaves out, it was asked to)."""
+    src = tmp_path_factory.mktemp(f"{name}-src")
+    with tarfile.open(sdist) as tf:
         if hasattr(tarfile, "data_filter"):  # Python 3.11.4+
             tf.extractall(src, filter="data")
         else:
             tf.extractall(src)
     [top] = src.iterdir()
-    out = tmp_path_factory.mktemp("pure-dist")
+    out = tmp_path_factory.mktemp(f"{name}-dist")
     r = _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(top)], cwd=out,
-             env=_tools_env(LLKGEN_PURE="1"))
+             env=_tools_env(**env))
     assert "WITHOUT the compiled search core" not in r.stdout + r.stderr  # asked for: no warning
     [wheel] = out.glob("*.whl")
     return wheel
+
+
+@pytest.fixture(scope="module")
+def pure_wheel(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure Python wheel: ``LLKGEN_PURE=1``, built from the same sdist as the other."""
+    return _wheel_from_sdist(dist["sdist"], tmp_path_factory, "pure", LLKGEN_PURE="1")
 
 
 def _install(wheel: Path, home: Path) -> tuple[Path, dict[str, str]]:
@@ -162,6 +168,19 @@ def test_the_pure_wheel_is_py3_none_any(pure_wheel):
     fields = _wheel_metadata(pure_wheel)
     assert fields["Root-Is-Purelib"] == ["true"] and fields["Tag"] == ["py3-none-any"]
     assert not [f for f in _wheel_files(pure_wheel) if f.endswith((".so", ".pyd", ".c", ".h"))]
+
+
+def test_no_mypyc_keeps_the_modules_written_in_c(dist, tmp_path_factory):
+    """``LLKGEN_NO_MYPYC=1`` (what the GitHub Action installs with: ``action.yml``) skips the
+    mypyc core but keeps the gravity search and the model players written in C: the wheel
+    holds those two extension modules and no other."""
+    if not _compiled(dist["built"]):
+        pytest.skip("no C compiler here: the wheel is pure Python")
+    wheel = _wheel_from_sdist(dist["sdist"], tmp_path_factory, "no-mypyc", LLKGEN_NO_MYPYC="1")
+    modules = sorted(f.split(".")[0] for f in _compiled(wheel))
+    assert modules == ["llkgen/analysis/_players", "llkgen/verifier/_gravity_search"], modules
+    action = (ROOT / "action.yml").read_text(encoding="utf-8")
+    assert 'LLKGEN_NO_MYPYC: "1"' in action and "LLKGEN_PURE" not in action
 
 
 @pytest.mark.parametrize("which", ["wheel", "pure"])
