@@ -523,8 +523,22 @@ static int moves_after(Work *Wk, const Pos *P, Move *moves, int nm, int p, int q
             moves[k++] = moves[i];
     nm = k;
     Wk->nfresh = 0;
+    const Game *G = Wk->G;
+    int rp = G->row[p], cp = G->col[p], rq = G->row[q], cq = G->col[q], lo, hi;
     for (int h = 0; h < 2; h++) {
         links_through(Wk, P, moves, &nm, p, h);
+        /* q's run is p's when they share it (a pair side by side, or in line across empty
+         * cells): once is enough */
+        if (h && rp == rq) {
+            reach(P->rowE[rp], cp, &lo, &hi);
+            if (lo <= cq && cq <= hi)
+                continue;
+        }
+        if (!h && cp == cq) {
+            reach(P->colE[cp], rp, &lo, &hi);
+            if (lo <= rq && rq <= hi)
+                continue;
+        }
         links_through(Wk, P, moves, &nm, q, h);
     }
     merge_fresh(Wk, moves, &nm);
