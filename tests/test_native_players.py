@@ -73,12 +73,13 @@ def test_c_and_python_players_make_the_same_moves(seed):
 @pytest.mark.parametrize("seed", range(2))
 def test_the_c_players_moves_after_a_move_are_listed_afresh(seed):
     # Without gravity, boards of 64 tiles or more have their moves updated after each move in C
-    # (moves_after: only around the two emptied cells) rather than listed again; Python lists
-    # them from its own update (Playout.remove). Bigger boards than above, 2 to 18 tiles a type,
-    # walls, both borders: the same moves, move by move.
+    # (moves_after: only around the two emptied cells) rather than listed again; Python updates
+    # its own (Playout.remove). Bigger boards than above, 2 to 18 tiles a type, walls, both
+    # borders, and every gravity (where C lists the moves afresh, and Python updates them): the
+    # same moves, move by move.
     rng = random.Random(f"incremental/{seed}")
     sizes = 0
-    for i in range(12):
+    for i in range(20):
         rows, cols = rng.randint(10, 20), rng.randint(10, 20)
         cells = [0] * (rows * cols)
         room = list(range(rows * cols))
@@ -97,10 +98,10 @@ def test_the_c_players_moves_after_a_move_are_listed_afresh(seed):
         board = Board(rows, cols, tuple(cells))
         assert board.tile_count >= 64
         sizes += board.tile_count
-        rules = Rules(border=i % 3 != 0)
+        rules = Rules(border=i % 3 != 0, gravity=list(Gravity)[i % len(Gravity)])
         for model in MODELS:
             _same(board, rules, model, rng.getrandbits(64), rng.randrange(100))
-    assert sizes > 12 * 100
+    assert sizes > 20 * 100
 
 
 @needs_native
