@@ -87,7 +87,9 @@ def native() -> list:
         Extension("llkgen.verifier._gravity_search", ["llkgen/verifier/_gravity_search.c"],
                   depends=["llkgen/verifier/_links.h"], optional=True),
         Extension("llkgen.analysis._players", ["llkgen/analysis/_players.c"],
-                  depends=["llkgen/verifier/_links.h"], optional=True),
+                  depends=["llkgen/verifier/_links.h", *(f"llkgen/analysis/_players_{part}.h"
+                                                         for part in ("board", "moves", "setup"))],
+                  optional=True),
     ]
 
 
