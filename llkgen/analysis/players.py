@@ -51,10 +51,12 @@ Where it runs: :func:`playthroughs`, which every measurement calls, plays in C
 players make the same choices from the same numbers -- that is why the generator is written
 out (:class:`PlayRng`) rather than numpy's -- so a level's numbers do not depend on the
 build. Measured on the first level of the shipped specs, 400 playthroughs a model (a noisy
-2-core machine: read the ratios), the C players take 22-41 us a playthrough on medium 8x12,
+2-core machine: read the ratios), the C players took 22-41 us a playthrough on medium 8x12,
 42-89 us on gravity 8x12 and 61-79 us on hard 10x16: 7 to 17 times less than this module
 compiled by mypyc (270-650 us, and 520-2,300 us under gravity, where every candidate is a
-copy and a removal).
+copy and a removal). Since they update their moves after each move without gravity, as
+:class:`Playout` does here, medium takes 13-30 us and hard 30-43 us (docs/difficulty.md,
+"Cost").
 
 What the numbers say about the ladder (a property of these levels, not a law): on boards
 without gravity, a dead end is rarely one or two moves away -- the traps are deeper -- so
