@@ -126,7 +126,7 @@ static int deep_after(Work *Wk, const Move *moves, int nm, int p, int q)
     if (C->tiles == 0)
         return 1;
     Move *replies = Wk->moves[1];
-    int nr = list_moves(Wk, C, replies);
+    int nr = list_all_moves(Wk, C, replies);
     for (int i = 0; i < nr; i++)
         if (alive_after(Wk, 1, replies, nr, replies[i].p, replies[i].q))
             return 1;
@@ -204,8 +204,8 @@ static void take_stock_of_start(Work *Wk)
             S->tiles++;
         }
     masks(G, S);
-    Wk->start_nm = S->tiles ? list_moves(Wk, S, Wk->start_moves) : 0;
-    memcpy(Wk->start_list, Wk->list, sizeof(int) * G->ntiles); /* list_moves' survey: by type */
+    Wk->start_nm = S->tiles ? list_all_moves(Wk, S, Wk->start_moves) : 0;
+    memcpy(Wk->start_list, Wk->list, sizeof(int) * G->ntiles); /* list_all_moves' survey: by type */
     Wk->incremental = !G->gravity && S->tiles >= INCREMENTAL_TILES;
 }
 
@@ -237,7 +237,7 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
         }
         remove_pair(G, P, m.p, m.q);
         if (P->tiles)
-            nm = Wk->incremental ? moves_after(Wk, P, moves, nm, m.p, m.q) : list_moves(Wk, P, moves);
+            nm = Wk->incremental ? moves_after(Wk, P, moves, nm, m.p, m.q) : list_all_moves(Wk, P, moves);
     }
     return 1;
 }
@@ -300,8 +300,8 @@ static PyObject *pl_playthroughs(PyObject *self, PyObject *args)
         }
         result = interrupted ? NULL : PyLong_FromLongLong(cleared);
     }
-    work_free(&Wk);
-    game_free(&G);
+    free_work(&Wk);
+    free_game(&G);
     return result;
 }
 
@@ -331,8 +331,8 @@ static PyObject *pl_play(PyObject *self, PyObject *args)
             result = Py_BuildValue("(NO)", PyBool_FromLong(cleared), record);
     }
     Py_XDECREF(record);
-    work_free(&Wk);
-    game_free(&G);
+    free_work(&Wk);
+    free_game(&G);
     return result;
 }
 

@@ -158,7 +158,7 @@ static inline void reach_at(const Game *G, const Pos *P, int r, int c, Reach *a)
 }
 
 /* The tiles of a position by type, in board order, with each tile's reach. */
-static void survey(Work *Wk, const Pos *P)
+static void survey_tiles(Work *Wk, const Pos *P)
 {
     const Game *G = Wk->G;
     const cell_t *g = P->g;
@@ -178,12 +178,12 @@ static void survey(Work *Wk, const Pos *P)
 }
 
 /* The moves of a position, in move order (the head comment), into out; their number. */
-static int list_moves(Work *Wk, const Pos *P, Move *out)
+static int list_all_moves(Work *Wk, const Pos *P, Move *out)
 {
     const Game *G = Wk->G;
     const cell_t *g = P->g;
     int k = 0;
-    survey(Wk, P);
+    survey_tiles(Wk, P);
     for (int i = 0; i < Wk->ntiles; i++) {
         int p = Wk->tiles[i], t = g[p];
         const int *ps = Wk->list + G->type_off[t];

@@ -9,7 +9,7 @@
  * (the two tiles that bound it, and the first tile across the run from each of its cells) pair
  * up by type, and each bounding tile is tested in full against every tile of its type. The
  * list stays in move order: the new pairs are sorted and merged in, duplicates dropped. It is
- * the set list_moves would find (a debugging build with LLKGEN_CHECK_MOVES compares the two at
+ * the set list_all_moves would find (a debugging build with LLKGEN_CHECK_MOVES compares the two at
  * every step), at the cost of the cells around two runs instead of a survey of the board. */
 #ifndef LLKGEN_PLAYERS_MOVES_H
 #define LLKGEN_PLAYERS_MOVES_H
@@ -150,9 +150,9 @@ static int moves_after(Work *Wk, const Pos *P, Move *moves, int nm, int p, int q
 #ifdef LLKGEN_CHECK_MOVES
     {
         Move *check = Wk->moves[1];
-        int nc = list_moves(Wk, P, check);
+        int nc = list_all_moves(Wk, P, check);
         if (nc != nm || memcmp(check, moves, sizeof(Move) * nm) != 0) {
-            fprintf(stderr, "moves_after: %d moves, list_moves %d\n", nm, nc);
+            fprintf(stderr, "moves_after: %d moves, list_all_moves %d\n", nm, nc);
             abort();
         }
     }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include "_players_board.h"
 
-static void game_free(Game *G)
+static void free_game(Game *G)
 {
     free(G->row);
     free(G->col);
@@ -19,7 +19,7 @@ static void game_free(Game *G)
     free(G->start);
 }
 
-static void work_free(Work *Wk)
+static void free_work(Work *Wk)
 {
     for (int i = 0; i < 3; i++) {
         free(Wk->pos[i].g);
