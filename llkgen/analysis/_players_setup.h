@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include "_players_board.h"
 
+/* Room for new pairs before they are merged into the moves (more are merged in batches). A
+ * debugging build may set it (to 1: a merge per pair). */
+#ifndef FRESH_CAP
+#define FRESH_CAP 256
+#endif
+
 static void free_game(Game *G)
 {
     free(G->row);
@@ -141,7 +147,7 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     Wk->start_moves = malloc(sizeof(Move) * pairs);
     Wk->start_nm = -1;
     Wk->start_list = malloc(sizeof(int) * (ntiles + 1));
-    Wk->fresh_cap = 256;
+    Wk->fresh_cap = FRESH_CAP;
     Wk->fresh = malloc(sizeof(Move) * Wk->fresh_cap);
     Wk->merged = malloc(sizeof(Move) * pairs);
     Wk->seen = malloc(sizeof(int) * 4 * (rows + cols + 4));
