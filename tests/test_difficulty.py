@@ -156,6 +156,27 @@ def test_tier_and_clear_rate_targets_hold_on_the_kept_measurement():
         assert lv.players["clear_rates"]["random"]["rate"] >= 0.5 and lv.players["stream"] == FRESH_STREAM
 
 
+@pytest.mark.parametrize("sections", [
+    {"difficulty": "{score: [15, 45], playthroughs: 8}", "grading": "{precision: 3}"},
+    {"difficulty": "{tier: [random, nearest], clear_rate: {random: [0.5, 1.0]}, playthroughs: 8}"},
+    {"ramp": "{over: score, from: 20, to: 35, tolerance: 8}", "grading": "{precision: 3}"},
+    {"ramp": "{over: tier, from: random, to: nearest}"},
+])
+def test_grading_before_certifying_keeps_the_same_levels(sections, monkeypatch):
+    # With a ladder target, make grades a candidate before certifying it: every stage is a
+    # function of the candidate, so the first candidate they all pass, and every number kept
+    # with it, is the same in either order. Only the cost changes.
+    import llkgen.generation.generator as generator
+
+    spec = _spec(count=4, generator="{strategy: shuffle, max_attempts: 400}", **sections)
+    first = [generate_level(spec, i) for i in range(spec.count)]
+    monkeypatch.setattr(generator, "GRADE_FIRST", False)
+    after = [generate_level(spec, i) for i in range(spec.count)]
+    assert first == after
+    assert [list(lv.metrics) for lv in first] == [list(lv.metrics) for lv in after]
+    assert sum(lv.attempts for lv in first) > spec.count  # the targets rejected candidates
+
+
 def test_a_tier_ramp_gives_each_level_its_tier():
     spec = _spec(count=3, ramp="{over: tier, from: random, to: random}")
     assert [generate_level(spec, i).players["tier"] for i in range(3)] == ["random"] * 3

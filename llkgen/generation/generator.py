@@ -207,6 +207,10 @@ class Candidate:
     difficulty: Difficulty | None = None
 
 
+#: With a ladder target, grade a candidate before certifying it (module docstring). The levels
+#: are the same either way; tests turn it off to show that.
+GRADE_FIRST = True
+
 #: The metrics a level writes first, in this order; the ladder's and ``pairs`` follow.
 FIRST_METRICS = ("initial_moves", "random_clear_rate", "random_clear_runs", "verify_nodes")
 
@@ -397,7 +401,7 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     Raises :class:`GenerationError` (an :class:`LlkgenError`) after
     ``spec.generator.max_attempts`` rejected candidates, saying why they were rejected."""
     run = _Attempts(spec, index)
-    ladder_first = run.graded  # a ladder target: measure before paying for a certificate (module docstring)
+    ladder_first = run.graded and GRADE_FIRST  # a ladder target: measure before paying for a certificate
     for attempt in range(1, spec.generator.max_attempts + 1):
         rejected = (run.build() or run.initial_moves() or run.clear_rate()
                     or (ladder_first and run.ladder()) or run.certify() or run.verify_nodes()
