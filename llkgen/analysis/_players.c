@@ -37,9 +37,14 @@
  * Shortcuts, as in players.py: without gravity, removing tiles never blocks a path, so a pair
  * touching neither removed tile is still removable after the move (no copy of the board is
  * needed to see that the move leaves a pair), and two such pairs disjoint from each other
- * settle the two-move test. For the same reason a playthrough on a board without gravity
- * updates its moves after each move rather than listing them again (moves_after, from 64
- * tiles up), and every playthrough of a batch starts from one stock-taking of the start.
+ * settle the two-move test. Under gravity, once the board is settled, a removal changes only
+ * the cells from each removed tile outwards to the next wall (shifts()), and empties without
+ * filling: a move clear of those cells stays a move, which settles the one-move test without
+ * playing it, and the two-move test when a second such move is clear of the first's cells too
+ * (players.py plays those tests out; the answers are the same). Because removing tiles never
+ * blocks a path without gravity, a playthrough there updates its moves after each move rather
+ * than listing them again (moves_after, from 64 tiles up); every playthrough of a batch starts
+ * from one stock-taking of the start.
  *
  * A batch (playthroughs()) runs without the GIL, a few runs at a time, and looks for a pending
  * signal in between: Ctrl-C stops it within a few runs.
@@ -61,6 +66,8 @@
 #ifndef INCREMENTAL_TILES /* a debugging build may set it (to 2: every board without gravity) */
 #define INCREMENTAL_TILES 64
 #endif
+/* Under gravity, deep's shortcut tries this many replies that a move leaves in place. */
+#define DEEP_REPLIES_TRIED 8
 /* Playthroughs of a batch between two looks for a pending signal (with the GIL). */
 #define RUNS_PER_CHECK 4
 
@@ -84,6 +91,33 @@ static inline int below(uint64_t *state, int n)
 #endif
 }
 
+/* Whether after (p, q), played from the position at level lv, some pair is removable: played
+ * on the position at level lv + 1. */
+static int played_and_alive(Work *Wk, int lv, int p, int q)
+{
+    Pos *C = &Wk->pos[lv + 1];
+    copy_pos(Wk->G, C, &Wk->pos[lv]);
+    remove_pair(Wk->G, C, p, q);
+    return any_move(Wk, C);
+}
+
+/* A shortcut's answer; a debugging build (LLKGEN_CHECK_MOVES) plays the move to confirm it. */
+static int check_alive(Work *Wk, int lv, int p, int q, int answer)
+{
+#ifdef LLKGEN_CHECK_MOVES
+    if (played_and_alive(Wk, lv, p, q) != answer) {
+        fprintf(stderr, "alive_after's shortcut is wrong after (%d, %d) at level %d\n", p, q, lv);
+        abort();
+    }
+#else
+    (void)Wk;
+    (void)lv;
+    (void)p;
+    (void)q;
+#endif
+    return answer;
+}
+
 /* Whether after (p, q), played from the position at level lv with its nm moves, the board is
  * cleared or some pair is removable. Uses the position at level lv + 1. */
 static int alive_after(Work *Wk, int lv, const Move *moves, int nm, int p, int q)
@@ -92,14 +126,48 @@ static int alive_after(Work *Wk, int lv, const Move *moves, int nm, int p, int q
     const Pos *P = &Wk->pos[lv];
     if (P->tiles == 2)
         return 1;
-    if (!G->gravity)
+    if (!G->gravity) {
         for (int i = 0; i < nm; i++)
             if (disjoint(moves[i], p, q))
-                return 1;
-    Pos *C = &Wk->pos[lv + 1];
-    copy_pos(G, C, P);
+                return check_alive(Wk, lv, p, q, 1);
+    } else if (P->settled) {
+        for (int i = 0; i < nm; i++)
+            if (untouched(G, moves[i], p, q))
+                return check_alive(Wk, lv, p, q, 1);
+    }
+    return played_and_alive(Wk, lv, p, q);
+}
+
+/* Whether after (p, q), played from the position at level 0 (not its last pair), some reply
+ * keeps the board alive (alive_after of the reply): played on the positions at levels 1 and 2. */
+static int played_and_deep(Work *Wk, int p, int q)
+{
+    const Game *G = Wk->G;
+    Pos *C = &Wk->pos[1];
+    copy_pos(G, C, &Wk->pos[0]);
     remove_pair(G, C, p, q);
-    return any_move(Wk, C);
+    Move *replies = Wk->moves[1];
+    int nr = list_all_moves(Wk, C, replies);
+    for (int i = 0; i < nr; i++)
+        if (alive_after(Wk, 1, replies, nr, replies[i].p, replies[i].q))
+            return 1;
+    return 0;
+}
+
+/* A shortcut's yes for deep_after; a debugging build (LLKGEN_CHECK_MOVES) plays it to confirm. */
+static int check_deep(Work *Wk, int p, int q)
+{
+#ifdef LLKGEN_CHECK_MOVES
+    if (!played_and_deep(Wk, p, q)) {
+        fprintf(stderr, "deep_after's shortcut is wrong after (%d, %d)\n", p, q);
+        abort();
+    }
+#else
+    (void)Wk;
+    (void)p;
+    (void)q;
+#endif
+    return 1;
 }
 
 /* Whether after (p, q), played from the position at level 0, the board is cleared or some
@@ -118,19 +186,21 @@ static int deep_after(Work *Wk, const Move *moves, int nm, int p, int q)
         if (a >= 0)
             for (int i = 0; i < nm; i++)
                 if (disjoint(moves[i], p, q) && disjoint(moves[i], moves[a].p, moves[a].q))
-                    return 1;
+                    return check_deep(Wk, p, q);
+    } else if (P->settled) {
+        /* a reply a that (p, q) leaves in place, and a move b that neither moves: after (p, q)
+         * and a, b is still a move. The first few such replies are tried (any one will do). */
+        for (int i = 0, tried = 0; i < nm && tried < DEEP_REPLIES_TRIED; i++) {
+            Move a = moves[i];
+            if (!untouched(G, a, p, q))
+                continue;
+            tried++;
+            for (int j = 0; j < nm; j++)
+                if (untouched(G, moves[j], p, q) && untouched(G, moves[j], a.p, a.q))
+                    return check_deep(Wk, p, q);
+        }
     }
-    Pos *C = &Wk->pos[1];
-    copy_pos(G, C, P);
-    remove_pair(G, C, p, q);
-    if (C->tiles == 0)
-        return 1;
-    Move *replies = Wk->moves[1];
-    int nr = list_all_moves(Wk, C, replies);
-    for (int i = 0; i < nr; i++)
-        if (alive_after(Wk, 1, replies, nr, replies[i].p, replies[i].q))
-            return 1;
-    return 0;
+    return played_and_deep(Wk, p, q);
 }
 
 /* The move `model` plays from the position at level 0, whose nm moves (nm >= 1) are listed. */

@@ -20,6 +20,8 @@ typedef struct {
     int *row, *col;         /* per padded cell */
     int nlines, *line_off, *line_cells; /* gravity's lines, each from the gravity side outwards */
     int *line_of;           /* per padded cell: its gravity line (-1 for the ring, or without gravity) */
+    int *line_pos, *seg_top; /* per padded cell in a line: its place from the gravity side, and the
+                                last place of its run (before the next wall outwards) */
     int *type_off;          /* per type: where its tiles go in the scratch list */
     uint64_t ringE_row[64], ringE_col[64];
     uint64_t inner, wall_row[64]; /* the inner columns' bits, and each row's walls */
@@ -225,6 +227,22 @@ static int any_move(Work *Wk, const Pos *P)
 static inline int disjoint(Move a, int p, int q)
 {
     return a.p != p && a.p != q && a.q != p && a.q != q;
+}
+
+/* Under gravity, on a settled board: whether removing the tile at x can change cell c. Only the
+ * cells from x outwards in x's run, up to the next wall, can: each takes the tile beyond it, and
+ * the run's top tile leaves its cell empty. No cell fills that was empty, so every path open
+ * before the removal stays open. */
+static inline int shifts(const Game *G, int x, int c)
+{
+    return G->line_of[c] == G->line_of[x] && G->line_pos[c] >= G->line_pos[x] && G->line_pos[c] <= G->seg_top[x];
+}
+
+/* Under gravity, on a settled board: whether move m is still a move after (p, q) is played (its
+ * two tiles stay where they are, and its paths stay open). */
+static inline int untouched(const Game *G, Move m, int p, int q)
+{
+    return !shifts(G, p, m.p) && !shifts(G, q, m.p) && !shifts(G, p, m.q) && !shifts(G, q, m.q);
 }
 
 #endif

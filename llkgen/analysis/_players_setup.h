@@ -21,6 +21,8 @@ static void free_game(Game *G)
     free(G->line_off);
     free(G->line_cells);
     free(G->line_of);
+    free(G->line_pos);
+    free(G->seg_top);
     free(G->type_off);
     free(G->start);
 }
@@ -138,6 +140,8 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     G->line_off = malloc(sizeof(int) * (G->nlines + 1));
     G->line_cells = malloc(sizeof(int) * (area + 1));
     G->line_of = malloc(sizeof(int) * n);
+    G->line_pos = calloc(n, sizeof(int));
+    G->seg_top = calloc(n, sizeof(int));
     for (int i = 0; i < 3; i++) {
         Wk->pos[i].g = malloc(sizeof(cell_t) * n);
         Wk->pos[i].count = calloc(ntypes + 2, sizeof(int));
@@ -168,7 +172,8 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     Wk->reach = calloc(n, sizeof(Reach));
     ok = Wk->start.g && Wk->start.count && Wk->start_moves && Wk->start_list && Wk->fresh && Wk->merged && Wk->seen &&
          Wk->seen_next && Wk->type_head && Wk->type_stamp &&
-         G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && G->line_of && Wk->moves[0] &&
+         G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && G->line_of && G->line_pos && G->seg_top &&
+         Wk->moves[0] &&
          Wk->moves[1] && Wk->order && Wk->rest && Wk->best && Wk->list && Wk->tiles && Wk->fill && Wk->index && Wk->reach;
     for (int i = 0; i < 3; i++)
         ok = ok && Wk->pos[i].g && Wk->pos[i].count;
@@ -233,6 +238,14 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
         }
     }
     G->line_off[G->nlines] = G->nlines * len;
+    for (int k = 0; k < G->nlines; k++) /* each cell's place in its line, and its run's last place */
+        for (int i = len - 1, top = len - 1; i >= 0; i--) {
+            int p = G->line_cells[k * len + i];
+            G->line_pos[p] = i;
+            G->seg_top[p] = top;
+            if (G->start[p] == WALL)
+                top = i - 1;
+        }
     free(values);
     free(types);
     return 1;
