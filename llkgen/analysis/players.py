@@ -76,7 +76,7 @@ import numpy as np
 from llkgen.analysis import native_players
 from llkgen.analysis.estimate import Estimate, standard_error  # re-exported here
 from llkgen.analysis.ladder import HINT, MODELS, RELIABLY  # weak -> strong; re-exported here
-from llkgen.game.board import Board, Cell, Rules
+from llkgen.game.board import WALL, Board, Cell, Rules
 from llkgen.game.playout import Pair, Playout
 
 #: The first spawn key of the players' seeds, distinct from the random playthroughs of
@@ -96,22 +96,66 @@ def _survivor(links: Iterable[Pair], p: int, q: int) -> Pair | None:
     return None
 
 
-def _alive_after(pl: Playout, p: int, q: int) -> bool:
+class Shifts:
+    """Under gravity, which cells a removal can change: per padded cell, its gravity line
+    (``-1`` off every line), its place in the line from the gravity side, and the last place of
+    its run (before the next wall outwards). On a settled board removing the tile at ``x``
+    changes only the cells from ``x`` outwards to the end of its run: each takes the tile beyond
+    it, and the run's top tile leaves its cell empty. No cell fills that was empty, so a pair
+    clear of those cells is still a removable pair after the removal."""
+
+    __slots__ = ("line", "place", "top")
+
+    def __init__(self, pl: Playout):
+        g, n = pl.g, len(pl.g)
+        self.line = [-1] * n
+        self.place = [0] * n
+        self.top = [0] * n
+        for k, cells in enumerate(pl.grid.lines):
+            top = len(cells) - 1
+            for i in range(len(cells) - 1, -1, -1):
+                c = cells[i]
+                self.line[c], self.place[c], self.top[c] = k, i, top
+                if g[c] == WALL:  # walls never move: the table holds for the whole game
+                    top = i - 1
+
+    def moves(self, x: int, c: int) -> bool:
+        """Whether removing the tile at ``x`` can change cell ``c`` (settled board)."""
+        return self.line[c] == self.line[x] and self.place[x] <= self.place[c] <= self.top[x]
+
+    def untouched(self, pr: Pair, p: int, q: int) -> bool:
+        """Whether pair ``pr`` is still removable after ``(p, q)`` (settled board)."""
+        a, b = pr
+        return not (self.moves(p, a) or self.moves(q, a) or self.moves(p, b) or self.moves(q, b))
+
+
+#: Under gravity, the two-move shortcut of :func:`_deep_after` tries this many first replies.
+DEEP_REPLIES_TRIED = 8
+
+
+def _alive_after(pl: Playout, p: int, q: int, shifts: Shifts | None = None) -> bool:
     """Whether the position after playing ``(p, q)`` is cleared or has a removable pair.
     Without gravity a pair not touching ``p`` or ``q`` survives the move (one scan of the pair
-    set); otherwise it is played on a copy."""
+    set); under gravity, on a settled board, a pair clear of the cells the move shifts
+    (:class:`Shifts`); otherwise it is played on a copy."""
     if pl.left == 2:
         return True
-    if not pl.grid.lines and _survivor(pl.links, p, q) is not None:
-        return True
+    if not pl.grid.lines:
+        if _survivor(pl.links, p, q) is not None:
+            return True
+    elif shifts is not None and pl.grid.settled:
+        if any(shifts.untouched(pr, p, q) for pr in pl.links):
+            return True
     c = pl.copy()
     c.remove(p, q)
     return bool(c.links)
 
 
-def _deep_after(pl: Playout, p: int, q: int) -> bool:
+def _deep_after(pl: Playout, p: int, q: int, shifts: Shifts | None = None) -> bool:
     """Whether after ``(p, q)`` the position is cleared or some reply keeps it alive (the
-    2-ply test). Without gravity two disjoint surviving pairs settle it with no copy."""
+    2-ply test). Without gravity two disjoint surviving pairs settle it with no copy; under
+    gravity, on a settled board, a reply clear of the cells ``(p, q)`` shifts and a pair clear
+    of the cells both shift."""
     if pl.left == 2:
         return True
     if not pl.grid.lines:
@@ -123,11 +167,21 @@ def _deep_after(pl: Playout, p: int, q: int) -> bool:
                 if (x != p and x != q and y != p and y != q
                         and x != a and x != b and y != a and y != b):
                     return True
+    elif shifts is not None and pl.grid.settled:
+        tried = 0
+        for a, b in pl.links:
+            if tried == DEEP_REPLIES_TRIED:
+                break
+            if not shifts.untouched((a, b), p, q):
+                continue
+            tried += 1
+            if any(shifts.untouched(pr, p, q) and shifts.untouched(pr, a, b) for pr in pl.links):
+                return True
     c = pl.copy()
     c.remove(p, q)
     if c.left == 0:
         return True
-    return any(_alive_after(c, a, b) for a, b in c.links)
+    return any(_alive_after(c, a, b, shifts) for a, b in c.links)
 
 
 def _completes(pl: Playout, pair: Pair) -> bool:
@@ -137,9 +191,10 @@ def _completes(pl: Playout, pair: Pair) -> bool:
 
 # -- choosing a move --------------------------------------------------------------------------
 
-def _choose(model: str, pl: Playout, moves: list[Pair], rng: "PlayRng") -> Pair:
+def _choose(model: str, pl: Playout, moves: list[Pair], rng: "PlayRng", shifts: Shifts | None = None) -> Pair:
     """The move ``model`` plays from ``pl``; ``moves`` is ``pl.moves()`` (sorted), not empty.
-    ``_players.c`` makes the same choices with the same draws: keep the two in step."""
+    ``_players.c`` makes the same choices with the same draws: keep the two in step.
+    ``shifts`` (under gravity) only makes the tests cheaper, never changes their answers."""
     n = len(moves)
     if model == "random":
         return moves[rng.below(n)]
@@ -168,21 +223,21 @@ def _choose(model: str, pl: Playout, moves: list[Pair], rng: "PlayRng") -> Pair:
             order[i], order[j] = order[j], order[i]
         pr = order[i]
         if model == "lookahead":
-            if _alive_after(pl, *pr):
+            if _alive_after(pl, *pr, shifts):
                 return pr
         elif model == "careful":
             if _completes(pl, pr):
-                if _alive_after(pl, *pr):
+                if _alive_after(pl, *pr, shifts):
                     return pr
             else:
                 rest.append(pr)
-        elif _alive_after(pl, *pr):  # deep
-            if _deep_after(pl, *pr):
+        elif _alive_after(pl, *pr, shifts):  # deep
+            if _deep_after(pl, *pr, shifts):
                 return pr
             if fallback is None:
                 fallback = pr
     for pr in rest:  # careful: no completing pair was safe
-        if _alive_after(pl, *pr):
+        if _alive_after(pl, *pr, shifts):
             return pr
     return order[0] if fallback is None else fallback
 
@@ -200,11 +255,12 @@ def play(model: str, start: Playout, rng: "PlayRng",
     :func:`llkgen.game.referee.replay`)."""
     _check_model(model)
     pl = start.copy()
+    shifts = Shifts(pl) if pl.grid.lines and model in ("lookahead", "careful", "deep") else None
     while pl.left:
         moves = pl.moves()
         if not moves:
             return False
-        p, q = _choose(model, pl, moves, rng)
+        p, q = _choose(model, pl, moves, rng, shifts)
         if record is not None:
             record.append(pl.cells((p, q)))
         pl.remove(p, q)
