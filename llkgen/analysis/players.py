@@ -41,10 +41,11 @@ removable pairs (in :meth:`Playout.moves` order) into a random order one at a ti
 each as it comes -- so the first acceptable pair is uniform among the acceptable ones, and
 usually only one or two are judged. "Is a pair removable after playing ``(p, q)``" costs,
 without gravity, one scan of the current pair set (a pair not touching ``p`` or ``q`` stays
-removable, since removing tiles never blocks a path); only when every pair touches ``p`` or
-``q``, and always under gravity, is it a ``Playout.copy()`` plus one ``remove()``. ``deep``
-checks a candidate with one copy and then that same test on the replies, stopping at the
-first good one (without gravity: no copy at all when two disjoint pairs survive the move).
+removable, since removing tiles never blocks a path), and under gravity, on a settled board,
+one scan for a pair clear of the cells the move shifts (:class:`Shifts`); only when there is
+none is it a ``Playout.copy()`` plus one ``remove()``. ``deep`` checks a candidate with one
+copy and then that same test on the replies, stopping at the first good one (no copy at all
+when two pairs survive the move and each other, as above).
 
 Where it runs: :func:`playthroughs`, which every measurement calls, plays in C
 (:mod:`llkgen.analysis.native_players`) wherever that is built, and here otherwise. The C
