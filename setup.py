@@ -9,7 +9,8 @@ here, and docs/benchmarks.md gives the speed-up). Nothing is compiled when:
 * the install is editable (``pip install -e .``): a compiled module would shadow its source
   file, and an edit to the source would silently not take effect;
 * ``LLKGEN_PURE=1`` is set, or ``LLKGEN_NO_MYPYC=1`` (which keeps the two C modules below:
-  they compile in seconds, where mypyc takes about a minute; the GitHub Action installs so);
+  they compile in seconds, where mypyc takes about a minute; the GitHub Action installs so).
+  Any non-empty value counts, ``0`` included, as it always has for ``LLKGEN_PURE``;
 * mypyc or a C compiler is missing or fails: the build goes on in pure Python, and says so in
   a banner on stderr, at the failure and again as the build's last words (pip shows a
   successful build's log only with ``-v``; ``llkgen --version`` always tells which core runs).

@@ -23,7 +23,7 @@ from llkgen.analysis.ladder import MODELS, RELIABLY, TIERS
 from llkgen.analysis.players import Estimate, clear_rate, tier
 from llkgen.errors import SpecError
 from llkgen.game.board import Board, Rules
-from llkgen.generation.generator import generate_level
+from llkgen.generation.generator import InternalError, generate_level
 from llkgen.generation.spec import parse_spec, spec_from_dict
 
 from specs import tiny_spec
@@ -175,6 +175,25 @@ def test_grading_before_certifying_keeps_the_same_levels(sections, monkeypatch):
     assert first == after
     assert [list(lv.metrics) for lv in first] == [list(lv.metrics) for lv in after]
     assert sum(lv.attempts for lv in first) > spec.count  # the targets rejected candidates
+
+
+def test_a_construction_that_does_not_replay_is_caught_before_the_ladder(monkeypatch):
+    # The construction's order is replayed by the referee before the ladder grades the
+    # candidate, so a faulty construction raises even where the ladder would reject every
+    # candidate (a window no tiny board reaches).
+    import llkgen.generation.generator as generator
+
+    real = generator.construct
+
+    def faulty(spec, rng):
+        built = real(spec, rng)
+        return None if built is None else (built[0], built[1][::-1])
+
+    monkeypatch.setattr(generator, "construct", faulty)
+    spec = _spec(count=1, generator="{strategy: constructive, max_attempts: 20}",
+                 difficulty="{score: [88, 100], playthroughs: 8}", grading="{precision: 3}")
+    with pytest.raises(InternalError, match="does not replay"):
+        generate_level(spec, 0)
 
 
 def test_a_tier_ramp_gives_each_level_its_tier():

@@ -55,7 +55,8 @@ typedef struct {
     Move *fresh, *merged;   /* without gravity: pairs newly removable after a move, and the merge */
     int nfresh, fresh_cap;
     int *seen, *seen_next;  /* tiles seen from an empty run (moves_after), each one's next of its type */
-    int *type_head, *type_stamp, stamp; /* per type: its last seen tile, for the run of this stamp */
+    int *type_head;         /* per type: its last seen tile, for the run of type_stamp's stamp */
+    unsigned *type_stamp, stamp;
     int incremental;        /* whether a playthrough updates its moves (moves_after) or lists them */
     Move *order;            /* the random order of the candidates */
     Move *rest;             /* careful's non-completing candidates */

@@ -7,7 +7,9 @@
  * found as Playout.remove finds them in Python (llkgen/game/playout.py argues it): for x in
  * p, q and for x's empty run along its row and along its column, the tiles seen from the run
  * (the two tiles that bound it, and the first tile across the run from each of its cells) pair
- * up by type, and each bounding tile is tested in full against every tile of its type. The
+ * up by type (a path of at most one turn, or one whose middle segment runs through x), and
+ * each bounding tile is tested in full against every tile of its type (a path of two turns
+ * whose first or last segment runs through x). The
  * list stays in move order: the new pairs are sorted and merged in, duplicates dropped. It is
  * the set list_all_moves would find (a debugging build with LLKGEN_CHECK_MOVES compares the two at
  * every step), at the cost of the cells around two runs instead of a survey of the board. */
@@ -90,7 +92,10 @@ static void links_through(Work *Wk, const Pos *P, Move *moves, int *nm, int x, i
     }
     /* pair the seen tiles by type: each against those of its type seen before it (a list per
      * type, valid for this run only: its stamp) */
-    Wk->stamp++;
+    if (++Wk->stamp == 0) { /* wrapped round (after 2^32 runs): no list may look current */
+        memset(Wk->type_stamp, 0, sizeof(unsigned) * (Wk->G->ntypes + 2));
+        Wk->stamp = 1;
+    }
     for (int i = 0; i < nseen; i++) {
         int e = Wk->seen[i], t = g[e];
         if (Wk->type_stamp[t] != Wk->stamp) {

@@ -157,7 +157,7 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     Wk->seen = malloc(sizeof(int) * 4 * (rows + cols + 4));
     Wk->seen_next = malloc(sizeof(int) * 4 * (rows + cols + 4));
     Wk->type_head = calloc(ntypes + 2, sizeof(int));
-    Wk->type_stamp = calloc(ntypes + 2, sizeof(int));
+    Wk->type_stamp = calloc(ntypes + 2, sizeof(unsigned));
     Wk->stamp = 0;
     Wk->G = G;
     Wk->moves[0] = malloc(sizeof(Move) * pairs);

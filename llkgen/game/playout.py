@@ -22,17 +22,16 @@ keep the old pairs and look only for *new* ones, whose paths must pass through `
 such a path through ``x``; say it is horizontal, inside the empty run ``H`` of ``x``'s row
 (the vertical case is symmetric). Either
 
-* both ends of that segment lie in ``H`` or on the tiles bounding it: then both tiles are
-  *seen* from ``H`` -- each bounds ``H`` in its row or is the first tile straight up or down
-  from a cell of ``H`` -- and conversely any two same-type tiles seen from ``H`` link through
-  ``H`` with at most two turns, so all such pairs are added; or
-* the segment starts at a tile bounding ``H`` (it is the path's first or last segment), turns
-  at a cell of ``H``, crosses to the partner's row and turns into it: then we test that
-  bounding tile against each of its partners for exactly that shape
-  (:meth:`Playout._link_via_run`).
+* the path has at most one turn, or ``x`` lies on its middle segment: then both of its tiles
+  are *seen* from ``H`` -- each bounds ``H`` in its row, or is the first tile straight up or
+  down from a cell of ``H`` -- and conversely any two same-type tiles seen from ``H`` link
+  through ``H`` with at most two turns, so all such pairs are added; or
+* ``x`` lies on the first or last segment of a two-turn path: that segment starts at a tile
+  bounding ``H``, which is tested in full (:meth:`Grid.link`) against every tile of its type.
+  (Its partner need not be seen from ``H``: the path may turn twice beyond it.)
 
 With gravity, tiles move after every removal and paths can close again; see
-:meth:`Playout._remove_with_gravity` for what is rechecked.
+:meth:`Playout._after_fall` for what is rechecked.
 """
 
 from __future__ import annotations

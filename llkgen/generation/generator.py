@@ -18,7 +18,7 @@ order. All limits are counts -- attempts, reshuffles, verifier nodes -- never se
 
 Each attempt is one :class:`Candidate` through a line of stages, as in the verifier's portfolio:
 build it (deal or construct), the cheap filters (``initial_moves``, the random clear rate),
-certification (replay the construction, verify), the ``verify_nodes`` filter, then the player
+the replay of the construction's order, certification, the ``verify_nodes`` filter, then the player
 ladder (:mod:`llkgen.analysis.difficulty`: the score with its error, the tier, the models'
 clear rates). The first stage to reject the candidate ends the attempt and says why; a
 candidate that no stage rejects is the level. When the ladder has a target (a score window, a
@@ -221,7 +221,9 @@ class _Attempts:
 
     Each stage returns why it rejects the candidate (already counted in the tally), or
     ``None`` to go on; :func:`generate_level` chains them cheapest first, like the verifier's
-    portfolio: :meth:`build` a candidate, the cheap filters, certification, grading.
+    portfolio: :meth:`build` a candidate, the cheap filters, the construction's replay,
+    certification, grading (grading before certification when it has a target: module
+    docstring).
     The stages draw random numbers only through :meth:`build` (the deal or construction) and
     the seeded playthroughs of the metrics, so the draws are those of the attempt loop this
     replaced, in the same order."""
@@ -313,16 +315,23 @@ class _Attempts:
         c.metrics["random_clear_runs"] = self.spec.difficulty.playthroughs  # its error, for llkgen grade
         return None
 
-    def certify(self) -> str | None:
-        """Replay the constructive order (if any), then verify; only a solvable verdict goes on.
-        Raises :class:`InternalError` if the construction's claim fails."""
+    def replay_construction(self) -> str | None:
+        """The construction claims its order clears the board; the referee decides. Raises
+        :class:`InternalError` if it does not, else goes on (``None``): it never rejects. Only
+        boards that passed the cheap filters are checked, since only those can be kept; it runs
+        before the ladder, so that a faulty construction is caught whichever order the later
+        stages take."""
         c = self.candidate
         if c.order is not None:
-            # The construction claims this order clears the board; the referee decides. Only
-            # boards that survived the filters are checked, since only those can be kept.
             check = replay(c.board, self.rules, c.order)
             if not (check.ok and check.cleared):
                 raise InternalError(f"{self.where()}: the constructive order does not replay: {check.describe()}")
+        return None
+
+    def certify(self) -> str | None:
+        """Verify; only a solvable verdict goes on. Raises :class:`InternalError` if the
+        verifier calls a constructed board unsolvable."""
+        c = self.candidate
         # The construction order only steers the search (it tries those moves first); the
         # verdict and the exported witness are still the verifier's own, replayed.
         c.verdict = verify(c.board, self.rules, self.budget, hint=c.order)
@@ -403,7 +412,7 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     run = _Attempts(spec, index)
     ladder_first = run.graded and GRADE_FIRST  # a ladder target: measure before paying for a certificate
     for attempt in range(1, spec.generator.max_attempts + 1):
-        rejected = (run.build() or run.initial_moves() or run.clear_rate()
+        rejected = (run.build() or run.initial_moves() or run.clear_rate() or run.replay_construction()
                     or (ladder_first and run.ladder()) or run.certify() or run.verify_nodes()
                     or (not ladder_first and run.ladder()))
         if not rejected:
