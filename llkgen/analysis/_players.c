@@ -66,7 +66,7 @@
 #ifndef INCREMENTAL_TILES /* a debugging build may set it (to 2: every board without gravity) */
 #define INCREMENTAL_TILES 64
 #endif
-/* Under gravity, deep's shortcut tries this many replies that a move leaves in place. */
+/* deep's shortcut tries this many replies that a move leaves in place. */
 #define DEEP_REPLIES_TRIED 8
 /* Playthroughs of a batch between two looks for a pending signal (with the GIL). */
 #define RUNS_PER_CHECK 4
@@ -101,11 +101,12 @@ static int played_and_alive(Work *Wk, int lv, int p, int q)
     return any_move(Wk, C);
 }
 
-/* A shortcut's answer; a debugging build (LLKGEN_CHECK_MOVES) plays the move to confirm it. */
-static int check_alive(Work *Wk, int lv, int p, int q, int answer)
+/* A shortcut's yes for alive_after; a debugging build (LLKGEN_CHECK_MOVES) plays the move to
+ * confirm it. */
+static int check_alive(Work *Wk, int lv, int p, int q)
 {
 #ifdef LLKGEN_CHECK_MOVES
-    if (played_and_alive(Wk, lv, p, q) != answer) {
+    if (!played_and_alive(Wk, lv, p, q)) {
         fprintf(stderr, "alive_after's shortcut is wrong after (%d, %d) at level %d\n", p, q, lv);
         abort();
     }
@@ -115,26 +116,28 @@ static int check_alive(Work *Wk, int lv, int p, int q, int answer)
     (void)p;
     (void)q;
 #endif
-    return answer;
+    return 1;
+}
+
+/* Whether the shortcuts of alive_after and deep_after hold on the position P (untouched()). */
+static inline int shortcuts_hold(const Game *G, const Pos *P)
+{
+    return !G->gravity || P->settled;
 }
 
 /* Whether after (p, q), played from the position at level lv with its nm moves, the board is
- * cleared or some pair is removable. Uses the position at level lv + 1. */
+ * cleared or some pair is removable: a move (p, q) leaves in place, or else played out on the
+ * position at level lv + 1. */
 static int alive_after(Work *Wk, int lv, const Move *moves, int nm, int p, int q)
 {
     const Game *G = Wk->G;
     const Pos *P = &Wk->pos[lv];
     if (P->tiles == 2)
         return 1;
-    if (!G->gravity) {
-        for (int i = 0; i < nm; i++)
-            if (disjoint(moves[i], p, q))
-                return check_alive(Wk, lv, p, q, 1);
-    } else if (P->settled) {
+    if (shortcuts_hold(G, P))
         for (int i = 0; i < nm; i++)
             if (untouched(G, moves[i], p, q))
-                return check_alive(Wk, lv, p, q, 1);
-    }
+                return check_alive(Wk, lv, p, q);
     return played_and_alive(Wk, lv, p, q);
 }
 
@@ -178,18 +181,9 @@ static int deep_after(Work *Wk, const Move *moves, int nm, int p, int q)
     const Pos *P = &Wk->pos[0];
     if (P->tiles == 2)
         return 1;
-    if (!G->gravity) {
-        int a = -1;
-        for (int i = 0; i < nm && a < 0; i++)
-            if (disjoint(moves[i], p, q))
-                a = i;
-        if (a >= 0)
-            for (int i = 0; i < nm; i++)
-                if (disjoint(moves[i], p, q) && disjoint(moves[i], moves[a].p, moves[a].q))
-                    return check_deep(Wk, p, q);
-    } else if (P->settled) {
-        /* a reply a that (p, q) leaves in place, and a move b that neither moves: after (p, q)
-         * and a, b is still a move. The first few such replies are tried (any one will do). */
+    /* a reply a that (p, q) leaves in place, and a move b that neither touches: after (p, q)
+     * and a, b is still a move. The first few such replies are tried (any one will do). */
+    if (shortcuts_hold(G, P))
         for (int i = 0, tried = 0; i < nm && tried < DEEP_REPLIES_TRIED; i++) {
             Move a = moves[i];
             if (!untouched(G, a, p, q))
@@ -199,7 +193,6 @@ static int deep_after(Work *Wk, const Move *moves, int nm, int p, int q)
                 if (untouched(G, moves[j], p, q) && untouched(G, moves[j], a.p, a.q))
                     return check_deep(Wk, p, q);
         }
-    }
     return played_and_deep(Wk, p, q);
 }
 

@@ -239,10 +239,13 @@ static inline int shifts(const Game *G, int x, int c)
     return G->line_of[c] == G->line_of[x] && G->line_pos[c] >= G->line_pos[x] && G->line_pos[c] <= G->seg_top[x];
 }
 
-/* Under gravity, on a settled board: whether move m is still a move after (p, q) is played (its
- * two tiles stay where they are, and its paths stay open). */
+/* Whether move m is surely still a move after (p, q) is played: without gravity when it shares
+ * no tile with it (removing tiles never blocks a path); under gravity, on a settled board only,
+ * when it is clear of the cells the removal shifts (its tiles stay put, its paths stay open). */
 static inline int untouched(const Game *G, Move m, int p, int q)
 {
+    if (!G->gravity)
+        return disjoint(m, p, q);
     return !shifts(G, p, m.p) && !shifts(G, q, m.p) && !shifts(G, p, m.q) && !shifts(G, q, m.q);
 }
 

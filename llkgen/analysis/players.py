@@ -88,15 +88,6 @@ PLAYERS_KEY = 2 << 20
 
 # -- checks on a position -----------------------------------------------------------------------
 
-def _survivor(links: Iterable[Pair], p: int, q: int) -> Pair | None:
-    """A pair of ``links`` touching neither ``p`` nor ``q``."""
-    for pr in links:
-        a, b = pr
-        if a != p and a != q and b != p and b != q:
-            return pr
-    return None
-
-
 class Shifts:
     """Under gravity, which cells a removal can change: per padded cell, its gravity line
     (``-1`` off every line), its place in the line from the gravity side, and the last place of
@@ -120,33 +111,40 @@ class Shifts:
                 if g[c] == WALL:  # walls never move: the table holds for the whole game
                     top = i - 1
 
-    def moves(self, x: int, c: int) -> bool:
+    def changes(self, x: int, c: int) -> bool:
         """Whether removing the tile at ``x`` can change cell ``c`` (settled board)."""
         return self.line[c] == self.line[x] and self.place[x] <= self.place[c] <= self.top[x]
 
-    def untouched(self, pr: Pair, p: int, q: int) -> bool:
-        """Whether pair ``pr`` is still removable after ``(p, q)`` (settled board)."""
-        a, b = pr
-        return not (self.moves(p, a) or self.moves(q, a) or self.moves(p, b) or self.moves(q, b))
+
+def _untouched(shifts: Shifts | None, pr: Pair, p: int, q: int) -> bool:
+    """Whether pair ``pr`` is surely still removable after ``(p, q)``: without gravity
+    (``shifts`` None) when it shares no tile with it, since removing tiles never blocks a path;
+    under gravity, on a settled board only, when it is clear of the cells the removal shifts."""
+    a, b = pr
+    if shifts is None:
+        return a != p and a != q and b != p and b != q
+    ch = shifts.changes
+    return not (ch(p, a) or ch(q, a) or ch(p, b) or ch(q, b))
 
 
-#: Under gravity, the two-move shortcut of :func:`_deep_after` tries this many first replies.
+def _shortcuts_hold(pl: Playout, shifts: Shifts | None) -> bool:
+    """Whether :func:`_untouched` holds on ``pl``: no gravity, or a settled board with its
+    :class:`Shifts`."""
+    return not pl.grid.lines or (shifts is not None and pl.grid.settled)
+
+
+#: :func:`_deep_after`'s shortcut tries this many first replies that the move leaves in place.
 DEEP_REPLIES_TRIED = 8
 
 
 def _alive_after(pl: Playout, p: int, q: int, shifts: Shifts | None = None) -> bool:
-    """Whether the position after playing ``(p, q)`` is cleared or has a removable pair.
-    Without gravity a pair not touching ``p`` or ``q`` survives the move (one scan of the pair
-    set); under gravity, on a settled board, a pair clear of the cells the move shifts
-    (:class:`Shifts`); otherwise it is played on a copy."""
+    """Whether the position after playing ``(p, q)`` is cleared or has a removable pair: one
+    the move leaves in place (:func:`_untouched`, one scan of the pair set), or else played out
+    on a copy."""
     if pl.left == 2:
         return True
-    if not pl.grid.lines:
-        if _survivor(pl.links, p, q) is not None:
-            return True
-    elif shifts is not None and pl.grid.settled:
-        if any(shifts.untouched(pr, p, q) for pr in pl.links):
-            return True
+    if _shortcuts_hold(pl, shifts) and any(_untouched(shifts, pr, p, q) for pr in pl.links):
+        return True
     c = pl.copy()
     c.remove(p, q)
     return bool(c.links)
@@ -154,29 +152,19 @@ def _alive_after(pl: Playout, p: int, q: int, shifts: Shifts | None = None) -> b
 
 def _deep_after(pl: Playout, p: int, q: int, shifts: Shifts | None = None) -> bool:
     """Whether after ``(p, q)`` the position is cleared or some reply keeps it alive (the
-    2-ply test). Without gravity two disjoint surviving pairs settle it with no copy; under
-    gravity, on a settled board, a reply clear of the cells ``(p, q)`` shifts and a pair clear
-    of the cells both shift."""
+    2-ply test): a reply the move leaves in place and a pair that neither touches settle it
+    with no copy; else it is played out."""
     if pl.left == 2:
         return True
-    if not pl.grid.lines:
-        first = _survivor(pl.links, p, q)
-        if first is not None:
-            a, b = first
-            for pr in pl.links:
-                x, y = pr
-                if (x != p and x != q and y != p and y != q
-                        and x != a and x != b and y != a and y != b):
-                    return True
-    elif shifts is not None and pl.grid.settled:
+    if _shortcuts_hold(pl, shifts):
         tried = 0
-        for a, b in pl.links:
+        for reply in pl.links:
             if tried == DEEP_REPLIES_TRIED:
                 break
-            if not shifts.untouched((a, b), p, q):
+            if not _untouched(shifts, reply, p, q):
                 continue
             tried += 1
-            if any(shifts.untouched(pr, p, q) and shifts.untouched(pr, a, b) for pr in pl.links):
+            if any(_untouched(shifts, pr, p, q) and _untouched(shifts, pr, *reply) for pr in pl.links):
                 return True
     c = pl.copy()
     c.remove(p, q)
