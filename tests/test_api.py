@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 import json
 import pickle
-import re
 import subprocess
 import sys
 import textwrap
@@ -16,6 +15,8 @@ import pytest
 
 import llkgen
 from llkgen.errors import LevelFormatError, LlkgenError, SpecError
+
+from docs_blocks import fenced_blocks, marked_block
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 GRID = [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]]
@@ -31,7 +32,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
 
 # -- docs/api.md ------------------------------------------------------------------------------
 def _doc_blocks() -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", DOCS.read_text("utf-8"), re.S | re.M)
+    return fenced_blocks(DOCS, "python")
 
 
 def test_the_docs_have_examples_that_assert():
@@ -233,12 +234,10 @@ def test_generate_refuses_bad_arguments_with_a_clear_error(call, error, message)
 
 
 def test_the_readme_library_example_runs(tmp_path, monkeypatch):
-    readme = (DOCS.parent.parent / "README.md").read_text("utf-8")
-    section = readme.split("## Library use", 1)[1].split("\n## ", 1)[0]
-    [block] = re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
+    block = marked_block("readme-library", "python")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(block, "README.md Library use", "exec"), namespace)
+    exec(compile(block, "README.md From Python", "exec"), namespace)
     assert namespace["verdict"].status == "solvable"
     assert [lv.id for lv in namespace["pack"].levels] == ["easy-1", "easy-2", "easy-3"]
     assert namespace["move"].status == "move"

@@ -1,6 +1,6 @@
 """Exports a game client can load: ``export.grid`` (nested|flat) and ``export.layout``
 (pack|files), read back by everything llkgen reads, matched by the shipped schemas, and the
-README's loader snippets held to the real exported JSON."""
+loaders of docs/games/ (the blocks marked ``llkgen:``) held to the real exported JSON."""
 
 from __future__ import annotations
 
@@ -27,9 +27,8 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack, merge_shards
 from llkgen.jobs.shards import Shard, spec_sha256
 
+from docs_blocks import marked_block
 from specs import tiny_spec
-
-README = Path(__file__).resolve().parent.parent / "README.md"
 
 SPEC = tiny_spec(name="shp", seed=5, count=3, rules="{border: true, gravity: down}", generator=None,
                  difficulty="{playthroughs: 8}", export=None)
@@ -449,20 +448,16 @@ def test_the_schemas_tell_the_shapes_apart(made, schema_validator):
     assert not schema_validator("pack-files").is_valid(index | {"levels": [{"id": "a", "file": "index.json"}]})
 
 
-# -- the README's loaders ---------------------------------------------------------------------------
-def readme_section() -> str:
-    text = README.read_text("utf-8")
-    start = text.index("## Loading levels in a game")
-    return text[start:text.index("\n## ", start + 1)]
+# -- the loaders of docs/games/ ------------------------------------------------------------------
+#: Each language's marked block (tests/docs_blocks.py).
+SNIPPETS = {"json": "flat-level", "csharp": "unity-loader", "gdscript": "godot-loader", "javascript": "js-loader"}
 
 
 def snippet(language: str) -> str:
-    blocks = re.findall(rf"```{language}\n(.*?)```", readme_section(), re.S)
-    assert len(blocks) == 1, f"expected one {language} block in the README section, found {len(blocks)}"
-    return blocks[0]
+    return marked_block(SNIPPETS[language], language)
 
 
-def test_the_readme_example_is_a_flat_level_that_replays():
+def test_the_docs_flat_level_example_replays():
     level = level_from_json(json.loads(snippet("json")))
     assert level.id == "easy-1" and replay(level.board, level.rules, level.solution).cleared
 

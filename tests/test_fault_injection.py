@@ -208,7 +208,7 @@ def _merge(tmp: Path, count: int, kills: int, seed: int) -> Tally:
     merge = [*LLKGEN, "merge", "shards/0.jsonl", "shards/1.jsonl", "--out"]
     duration = _run([*merge, "reference.json"], cwd)
     expected = (cwd / "reference.json").read_bytes()
-    # One run's pack and the merge of its shards: the same bytes (the README's promise).
+    # One run's pack and the merge of its shards: the same bytes (docs/large-packs.md's promise).
     _run([*LLKGEN, "make", "--config", "tiny.yaml", "-q", "--out", "whole.json"], cwd)
     assert (cwd / "whole.json").read_bytes() == expected
 

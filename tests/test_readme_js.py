@@ -1,6 +1,6 @@
-"""The README's JavaScript loader, run in ``node`` from file paths.
+"""The JavaScript loader of docs/games/javascript.md, run in ``node`` from file paths.
 
-The block after the ``<!-- llkgen:js-loader`` marker in README.md is written to a ``.mjs``
+The block marked ``<!-- llkgen:js-loader -->`` (found by ``docs_blocks``) is written to a ``.mjs``
 module with a small driver, and ``node`` loads every shape llkgen writes through it (a pack
 file, nested and flat; a ``files`` layout, by its directory and by its index.json; a pack
 directory; one level file, through ``loadLevels`` and through ``readLevel``). What node read
@@ -11,7 +11,6 @@ must be what :func:`llkgen.formats.load.load_levels` reads. Skipped without ``no
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -23,10 +22,9 @@ from llkgen.formats.packdir import write_pack_dir
 from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack
 
+from docs_blocks import marked_block
 from specs import tiny_spec
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-MARKER = "<!-- llkgen:js-loader"
 NODE = shutil.which("node")
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -43,12 +41,8 @@ console.log(JSON.stringify(out));
 
 
 def readme_js() -> str:
-    """The ```javascript block right after the marker (and only there: the marker is unique)."""
-    text = README.read_text("utf-8")
-    assert text.count(MARKER) == 1, f"expected one {MARKER!r} marker in README.md"
-    m = re.compile(r"[^\n]*-->\n```javascript\n(.*?)\n```\n", re.S).match(text, text.index(MARKER) + len(MARKER))
-    assert m, f"README.md: expected a ```javascript block right after the {MARKER!r} comment"
-    code = m.group(1)
+    """The ```javascript block marked llkgen:js-loader."""
+    code = marked_block("js-loader", "javascript")
     assert "function readLevel(" in code and "function loadLevels(" in code
     return code
 
