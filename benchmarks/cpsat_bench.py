@@ -18,7 +18,7 @@ its budget again). It prints Markdown tables:
    else by CP-SAT if it needed at most budget - s), against the search alone. It counts CPU
    seconds, so it says what a split would give on an idle machine; on a loaded one a slice
    of the wall clock buys less, which is why ``auto`` hands over after a number of nodes
-   instead (see ``HANDOVER_NODES`` and docs/cpsat.md);
+   instead (see ``HANDOVER_NODES`` and docs/benchmarks.md, "CP-SAT against the search");
 5. with ``--auto``: ``engine="auto"`` as shipped, run in turn with the other two, against the
    search alone: what the routing really decides, and how many boards its CP-SAT stage
    decided.

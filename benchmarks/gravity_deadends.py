@@ -13,8 +13,8 @@ reports, from the table of dead boards it leaves behind:
 
 A refutation costs about one node per reachable board, so a board stays ``unknown`` when
 millions of boards are reachable from it; a proof rule pays only if it fires well above the
-stuck boards. Used for the findings in ``docs/benchmarks.md`` ("Why the random full gravity
-boards stay unknown").
+stuck boards. Used for the findings in ``docs/benchmarks.md`` ("The verifier under gravity",
+"What is left, and why").
 
     python benchmarks/gravity_deadends.py --sets 10x16-left --boards 4 --nodes 100000
 """

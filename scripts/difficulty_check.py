@@ -1,5 +1,5 @@
 """Does ``make``'s difficulty (the player ladder's score) hold up? The checks of issue 19, for
-docs/difficulty.md ("The ladder score in make (measured)").
+docs/difficulty.md ("Measurements").
 
 For each shipped spec, levels are made exactly as ``make`` makes them (``generate_level`` on
 the shipped spec; a spec without a ramp gets ``--count`` levels, ``--gravity-count`` for

@@ -11,7 +11,7 @@ From those rates:
   none is (:func:`llkgen.analysis.players.tier`).
 
 Why this score and not the exact grading it replaced: measured on the shipped specs
-(``docs/difficulty.md``, "The player ladder"), the graded parts (fatal share, trap steps,
+(``scripts/player_ladder.py``, in the repository's history), the graded parts (fatal share, trap steps,
 choices, link turns) added no signal once the random clear rate was known, re-measured with
 an sd of 2.4 to 3.9 points, and cost most of ``make``'s time; the mean fail rate re-measured
 with a median sd of 0.4 to 1.5 points and ordered held-out levels like the careful and nearest

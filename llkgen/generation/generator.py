@@ -35,7 +35,7 @@ too. Keeping the first measurement would keep the candidates whose noise happene
 the window, and a re-measurement would scatter out of it. The fresh measurement keeps fewer
 such candidates, but since it must meet the target too, the kept value is still pulled
 towards the window: about 0.3 standard errors on average in a simulation, against 0.5 when
-the first is kept (README, "Less winner's curse"). Only an unconditional third measurement
+the first is kept (docs/difficulty.md, "Less winner's curse"). Only an unconditional third measurement
 would be unbiased, and a kept level could then show a score outside its window.
 
 A guard band: the fresh measurement must lie at least :data:`GUARD_SE` of its own standard

@@ -2,7 +2,7 @@
 
 One function draws it for both places it is shown: inline in the HTML viewer, where the other
 metrics are drawn as hidden overlays the page can switch on, and as a standalone file for the
-README (:func:`write_difficulty_curve_svg`). Every metric may be missing from any level (old
+manual (:func:`write_difficulty_curve_svg`). Every metric may be missing from any level (old
 packs have none of the newer keys): a missing value leaves a gap in its line, and a curve with
 no values at all says so instead of drawing empty axes.
 
@@ -269,5 +269,5 @@ def pack_metrics(levels: Sequence) -> list[Mapping | None]:
 def write_difficulty_curve_svg(levels_metrics: Sequence[Mapping | None], out_path: str | Path,
                                **kwargs) -> Path:
     """Write :func:`difficulty_curve_svg` (same keyword arguments) to ``out_path``
-    atomically, e.g. for the README's ``docs/img``; returns the path."""
+    atomically, e.g. for the manual's ``docs/img``; returns the path."""
     return write_text_atomic(out_path, difficulty_curve_svg(levels_metrics, **kwargs))

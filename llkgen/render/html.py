@@ -10,7 +10,7 @@ The scripts implement the path rule and gravity themselves (``rules.js``);
 comparing boards after every click. What the page claims about a board it proves itself
 (``solver.js``: the lock test and a bounded search), and ``tests/test_viewer_solver.py`` holds
 those claims to :func:`llkgen.verifier.verify`. The difficulty curve above the list is drawn here,
-in Python (:mod:`llkgen.render.curve`), so the README can use the same picture.
+in Python (:mod:`llkgen.render.curve`), so the manual can use the same picture.
 
 The embedded data also holds the player ladder's tiers (:data:`llkgen.analysis.ladder.TIERS`),
 weakest first, which the page sorts the level list's tier column by.

@@ -44,7 +44,7 @@ component and the split costs one union-find pass over the cells. Measured on 60
 gravity boards (``benchmarks/gravity_pruning_bench.py --sets small``: 4-6 rows, 5-7 columns,
 walls on half of them, border on and off, every direction), the parity proof alone decided 26
 of the 57 unsolvable boards with no search; with :mod:`llkgen.verifier.reach` and the split
-search the set took 8,125 nodes instead of 157,012 (``docs/benchmarks.md``, "Sound pruning
+search the set took 8,125 nodes instead of 157,012 (``docs/benchmarks.md``, "The verifier
 under gravity").
 """
 

@@ -545,7 +545,7 @@ def cpsat_suits(board: Board, rules: Rules) -> bool:
     True when gravity is none, at least :data:`SUITS_MIN_WALL_SHARE` of the cells are walls,
     the tiles are of at most :data:`SUITS_MAX_TYPES` types, and the same-type pairs number at
     most :data:`SUITS_MAX_PAIRS`. Measured with ``benchmarks/cpsat_bench.py`` (5 s a board
-    and engine, 204 seeded boards in two runs; ``docs/cpsat.md`` has the tables):
+    and engine, 204 seeded boards in two runs; ``docs/benchmarks.md``, "CP-SAT against the search", has the tables):
 
     * walls >= 20% with 2-4 types (12x12, 20-30% walls, 108 boards): the search alone
       decided 95; handing the rest of the same 5 s over to CP-SAT, worked out per board from

@@ -56,7 +56,7 @@ finds most unsolvable ones (``tests/test_gravity_lock.py``). On random full boar
 40 types x 4) it locks nothing at the root even where only a few tiles can ever be removed:
 there a tile is possible with a partner whenever each could be brought into reach at *some*
 time, and the relaxation cannot tell that no one sequence of moves brings both at once
-(``docs/benchmarks.md``, "A lock test for gravity").
+(``docs/benchmarks.md``, "The verifier under gravity").
 """
 
 from __future__ import annotations

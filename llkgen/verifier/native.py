@@ -14,7 +14,7 @@ Why C, measured: the compiled Python search visits about 75,000 nodes a second o
 board under gravity (13 us a node; building the move list is about half of it, and making that
 list incremental, as :class:`~llkgen.game.playout.Playout` does, bought nothing: 26 us against
 26 us a step); the C search takes 0.45 to 0.6 us a node, about a twenty-fifth of that.
-``docs/benchmarks.md`` ("The move search in C, and issue 18's targets now") has the sets: on the
+``docs/benchmarks.md`` ("The verifier under gravity") has the sets: on the
 eight random 10x16 and 12x18 gravity sets, 20 boards of 120 are left unknown at 10 s, against
 44 without it.
 

@@ -7,7 +7,7 @@ Guarantees:
 * ``unsolvable`` only from a sound argument (the lock test) or a complete search;
 * otherwise ``unknown``, naming the budget that ran out.
 
-Stages, cheapest first (the README's "How a verdict is reached" explains each):
+Stages, cheapest first (docs/verifier.md, "How a verdict is reached", explains each):
 
 1. trivial: an empty board is solvable;
 2. ``lock-test`` (no gravity): the relaxation of :mod:`llkgen.verifier.lock` proves locked tiles;
@@ -71,7 +71,8 @@ PAIRING_CHECK_MAX_TILES = 200
 #: nodes, not seconds: handing over after 0.2 or 0.4 of the seconds lost boards the search
 #: alone decided when other processes loaded the machine (auto 28 of 40 boards, the search
 #: alone 32 and 29), as the search's slice of the wall clock then bought it little CPU; with
-#: 1000 nodes auto decided 35 of the same 40, the search alone 32. Figures: docs/cpsat.md.
+#: 1000 nodes auto decided 35 of the same 40, the search alone 32. Figures: docs/benchmarks.md,
+#: "CP-SAT against the search".
 #: Re-measure with benchmarks/cpsat_bench.py (``--auto``) when either engine changes.
 HANDOVER_NODES = 1000
 
