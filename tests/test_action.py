@@ -20,16 +20,21 @@ from __future__ import annotations
 import os
 import platform
 import re
+import shutil
 import site
 import subprocess
 import sys
 from pathlib import Path
 from typing import Callable
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
+
+# The runner's bash, and a venv laid out as on Linux and macOS (bin/, lib/pythonX.Y/).
+pytestmark = pytest.mark.skipif(os.name != "posix" or shutil.which("bash") is None, reason="runs the steps in bash")
 
 GOOD = """{"format": "llkgen.level/1", "id": "demo-1", "rows": 3, "cols": 4,
  "grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]],
@@ -173,7 +178,7 @@ def test_the_action_annotates_summarises_and_outputs_without_touching_the_caller
                                        after=lend_dependencies)
     assert failed, "the run must fail: a level is unsolvable and a file invalid"
     # The install printed its version from the action's own venv.
-    assert re.search(r"^llkgen 0\.1\.0 \(search core: pure Python", logs["install"], re.M), logs["install"]
+    assert "(search core: pure Python, without the C gravity search" in logs["install"], logs["install"]
 
     # One annotation per level or file not certified, on its file and line; the certified
     # level keeps its text line; the summary line last.
