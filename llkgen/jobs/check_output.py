@@ -83,11 +83,12 @@ def workflow_command(command: str, file: str, line: int, title: str, message: st
 
 @dataclass
 class LevelLines:
-    """Where each level starts, found on demand and remembered per file: a pack file is read
-    once, however many of its levels fail. A file that cannot be read again (it changed, or
-    went) gives line 1 of the file named: the annotation still points at the right file."""
+    """Where each level starts, found on demand and remembered per file: a pack file, or a pack
+    directory's index, is read once however many of its levels fail (and only when one does).
+    A file that cannot be read again (it changed, or went) gives line 1 of the file named: the
+    annotation still points at the right file."""
 
-    _packs: dict[str, dict[str, int]] = field(default_factory=dict)
+    _files: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
 
     def locate(self, lv: LevelResult) -> tuple[str, int]:
         """``(file, line)`` for the level ``lv``: the file that holds it (a pack directory's
@@ -95,15 +96,17 @@ class LevelLines:
         file, sep, name = lv.label.rpartition("#")
         if not sep or file != lv.file:
             return lv.file, 1  # a level file
-        path = Path(lv.file)
-        if path.is_dir():
-            return _in_pack_dir(path, name)
-        if lv.file not in self._packs:
+        if lv.file not in self._files:
+            path = Path(lv.file)
             try:
-                self._packs[lv.file] = pack_level_lines(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeError, ValueError):
-                self._packs[lv.file] = {}
-        return lv.file, self._packs[lv.file].get(name, 1)
+                if path.is_dir():
+                    self._files[lv.file] = _pack_dir_lines(path)
+                else:
+                    self._files[lv.file] = {k: (lv.file, n)
+                                            for k, n in pack_level_lines(path.read_text(encoding="utf-8")).items()}
+            except (OSError, UnicodeError, ValueError, LlkgenError):
+                self._files[lv.file] = {}
+        return self._files[lv.file].get(name, (lv.file, 1))
 
 
 def pack_level_lines(text: str) -> dict[str, int]:
@@ -157,18 +160,14 @@ def _skip(text: str, at: int) -> int:
     return m.end()
 
 
-def _in_pack_dir(path: Path, name: str) -> tuple[str, int]:
-    """``(part file, line)`` of the level named ``name`` (its id, or its index) in the pack
-    directory ``path``, from the index alone; the directory and line 1 when it cannot say."""
-    try:
-        index = read_pack_index(path)
-    except LlkgenError:
-        return str(path), 1
-    found = next((i for i, level_id in enumerate(index.ids) if (level_id or str(i)) == name), None)
-    part = next((p for p in index.parts if found is not None and p.first <= found < p.first + p.count), None)
-    if part is None or found is None:
-        return str(path), 1
-    return printable(str(path / part.path)), found - part.first + 1
+def _pack_dir_lines(path: Path) -> dict[str, tuple[str, int]]:
+    """For the pack directory ``path``: each level's name in its label (its id, or its index)
+    to its part file and its line there, from the index alone (a part holds one level a line,
+    or one level a file)."""
+    index = read_pack_index(path)
+    ids = index.ids
+    return {ids[i] or str(i): (printable(str(path / part.path)), i - part.first + 1)
+            for part in index.parts for i in range(part.first, part.first + part.count)}
 
 
 def level_annotation(lv: LevelResult, lines: LevelLines) -> str | None:
