@@ -27,6 +27,9 @@ from urllib.parse import urlsplit
 #: normalises them: lower case, without punctuation or spaces).
 HOME_KEYS = ("repository", "source", "sourcecode", "homepage", "home")
 
+#: Stands in for a dropped image until the lines it leaves empty are removed; never in a README.
+DROPPED = "\0"
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 _LABEL = r"(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*"  # link text, one level of brackets inside
@@ -85,7 +88,7 @@ def long_description(markdown: str, home: str | None, ref: str) -> str:
         text = _INLINE.sub(inline, text)  # an image inside a link: [![alt](img.png)](page.md)
         new = target(dest, bool(bang))
         if new is None:
-            return "" if bang else text
+            return DROPPED if bang else text
         return f"{bang}[{text}]({new}{title})"
 
     def reference(m: re.Match) -> str:
@@ -93,7 +96,7 @@ def long_description(markdown: str, home: str | None, ref: str) -> str:
         key = (label or text).strip().casefold()
         if home or key not in defs or not is_relative(defs[key]):
             return m.group(0)  # not a reference, or one its definition's rewrite keeps working
-        return "" if bang else text
+        return DROPPED if bang else text
 
     def ref_def(m: re.Match) -> str:
         new = target(m.group(2), image=False)
@@ -101,23 +104,34 @@ def long_description(markdown: str, home: str | None, ref: str) -> str:
 
     def img(m: re.Match) -> str:
         new = target(m.group(2), image=True)
-        return "" if new is None else m.group(0).replace(m.group(2), new, 1)
+        return DROPPED if new is None else m.group(0).replace(m.group(2), new, 1)
 
     def a(m: re.Match) -> str:
         new = target(m.group(2), image=False)
         return m.group(3) if new is None else m.group(0).replace(m.group(2), new, 1)
 
+    def prose(text: str) -> str:
+        """A run of lines outside code blocks: a link's text may wrap onto the next line."""
+        text = _outside_code(text, lambda s: _HTML_A.sub(a, _HTML_IMG.sub(img, _REF_USE.sub(
+            reference, _INLINE.sub(inline, s)))))
+        # A line that held only dropped images goes; the blank lines around it stay.
+        kept = [line for line in text.splitlines(keepends=True)
+                if DROPPED not in line or line.replace(DROPPED, "").strip()]
+        return "".join(kept).replace(DROPPED, "")
+
     out: list[str] = []
+    run: list[str] = []  # prose lines not yet rewritten
     for line, code in lines:
-        if code:
-            new = line
-        elif _REF_DEF.match(line):
-            new = _REF_DEF.sub(ref_def, line)
+        if code or _REF_DEF.match(line):
+            out.append(prose("".join(run)))
+            run = []
+            if code:
+                out.append(line)
+            elif (line := _REF_DEF.sub(ref_def, line)).strip():  # a definition dropped goes whole
+                out.append(line)
         else:
-            new = _outside_code(line, lambda s: _HTML_A.sub(a, _HTML_IMG.sub(img, _REF_USE.sub(
-                reference, _INLINE.sub(inline, s)))))
-        if new.strip() or not line.strip():  # a line that held only a dropped image goes
-            out.append(new)
+            run.append(line)
+    out.append(prose("".join(run)))
     return "".join(out)
 
 

@@ -26,7 +26,9 @@ See [the spec](docs/spec.md "the spec page"), [the site](https://example.org/x),
 and [![a badge](badge.svg)](docs/ci.md). Mail [us](mailto:a@example.org).
 A [reference link][spec] and an ![image by reference][shot], and [an absolute one][site].
 <img src="docs/img/sample.svg" alt="sample"> and <a href="CHANGELOG.md">the changes</a>.
-In code, `[not a link](docs/x.md)` stays.
+In code, `[not a link](docs/x.md)` stays. A [link whose text
+wraps](docs/wrapped.md) onto the next line, and ![an image
+too](docs/img/wrapped.png).
 
 ```markdown
 [kept as written](docs/spec.md) ![kept](docs/img/viewer.png)
@@ -62,6 +64,7 @@ def test_without_a_repository_url_relative_images_go_and_links_become_text(pypi_
     assert "A reference link and an , and [an absolute one][site]." in out
     assert " and the changes.\n" in out
     assert "`[not a link](docs/x.md)` stays" in out
+    assert "A link whose text\nwraps onto the next line, and .\n" in out
     assert "[kept as written](docs/spec.md) ![kept](docs/img/viewer.png)\n" in out
     assert "[site]: https://example.org/" in out and "[spec]:" not in out
     # The line that held only the screenshot is gone; the heading and its blank line stay.
@@ -79,6 +82,8 @@ def test_with_a_repository_url_relative_targets_point_into_it_at_the_release(pyp
     assert f'<img src="{raw}/docs/img/sample.svg"' in out and f'<a href="{blob}/CHANGELOG.md">' in out
     assert f"[spec]: {blob}/docs/spec.md" in out and "[reference link][spec]" in out
     assert "[kept as written](docs/spec.md)" in out and "`[not a link](docs/x.md)`" in out
+    assert f"[link whose text\nwraps]({blob}/docs/wrapped.md)" in out
+    assert f"![an image\ntoo]({raw}/docs/img/wrapped.png)" in out
     # Elsewhere than GitHub: the path under the URL.
     other = pypi_readme.long_description("[a](docs/a.md)\n", "https://git.example.org/llkgen", "v1.0")
     assert other == "[a](https://git.example.org/llkgen/docs/a.md)\n"
