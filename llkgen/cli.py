@@ -534,7 +534,8 @@ def verify_levels(
     from llkgen.jobs.check_report import write_junit
 
     if output_format not in set(ReportFormat):
-        raise typer.BadParameter(f"expected text, json or github, found {output_format!r}", param_hint="--format")
+        raise typer.BadParameter(f"expected one of {', '.join(ReportFormat)}, found {output_format!r}",
+                                 param_hint="--format")
     if as_json and output_format not in ("text", "json"):
         raise typer.BadParameter("--json is --format json: give one of them", param_hint="--format")
     printer = ReportPrinter(ReportFormat.JSON if as_json else ReportFormat(output_format), sys.stdout, quiet)
