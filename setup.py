@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import runpy
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -173,4 +175,9 @@ class BdistWheel(bdist_wheel):
         super().run()
 
 
-setup(ext_modules=accelerator() + native(), cmdclass={"build_ext": BuildExt, "bdist_wheel": BdistWheel})
+HERE = Path(__file__).resolve().parent
+# The long description PyPI shows, made by pypi_readme.py from README.md (run, not imported: this
+# directory is not on sys.path in an isolated build).
+readme = runpy.run_path(str(HERE / "pypi_readme.py"))["readme"]
+setup(ext_modules=accelerator() + native(), cmdclass={"build_ext": BuildExt, "bdist_wheel": BdistWheel},
+      **readme(HERE))

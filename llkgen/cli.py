@@ -492,8 +492,16 @@ def merge(
 def verify_levels(
     paths: list[Path] = typer.Argument(..., metavar="PATH...", help=VERIFY_PATHS_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("verify")),
+    output_format: str = typer.Option(
+        "text", "--format", metavar="text|json|github",
+        help="text: a line per level; json: as --json; github: text, with a GitHub Actions annotation (::error, "
+             "::warning) on the file and line of each level or file not certified."),
     junit: Optional[Path] = typer.Option(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
+    summary: Optional[Path] = typer.Option(
+        None, "--summary", metavar="FILE",
+        help="Also append a markdown summary (counts, and a table of what is not certified) to FILE, "
+             "e.g. $GITHUB_STEP_SUMMARY."),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=VERIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
     resolve: bool = typer.Option(False, "--resolve", help=RESOLVE_HELP),
@@ -522,24 +530,31 @@ def verify_levels(
     """
     from llkgen.execution import make_executor
     from llkgen.jobs.check import verify_paths
-    from llkgen.jobs.check_report import CheckStatus, format_level, write_junit
+    from llkgen.jobs.check_output import ReportFormat, ReportPrinter, append_summary
+    from llkgen.jobs.check_report import write_junit
 
+    if output_format not in set(ReportFormat):
+        raise typer.BadParameter(f"expected one of {', '.join(ReportFormat)}, found {output_format!r}",
+                                 param_hint="--format")
+    if as_json and output_format not in ("text", "json"):
+        raise typer.BadParameter("--json is --format json: give one of them", param_hint="--format")
+    printer = ReportPrinter(ReportFormat.JSON if as_json else ReportFormat(output_format), sys.stdout, quiet)
     deadline = run_deadline(budget, scheduler)
-    def show(res) -> None:
-        if not as_json and not (quiet and res.check == CheckStatus.OK):
-            typer.echo(format_level(res))
-
-    if junit is not None:
-        check_writable(junit)  # fail now, not after verifying every level
+    for path in (junit, summary):
+        if path is not None:
+            check_writable(path)  # fail now, not after verifying every level
     jobs = jobs or os.cpu_count() or 1
     executor = None if scheduler is None else make_executor(jobs, scheduler)
-    report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=show,
+    report = verify_paths(paths, nodes=nodes, jobs=jobs, on_level=printer.level,
                           seconds=budget, deadline=deadline, resolve=resolve, keep_levels=False,
-                          spool=as_json or junit is not None, executor=executor)
+                          spool=printer.format is ReportFormat.JSON or junit is not None or summary is not None,
+                          executor=executor)
     try:
         if junit is not None:
             write_junit(report, junit)
-        report.write(sys.stdout, as_json)
+        if summary is not None:
+            append_summary(report, summary)
+        printer.finish(report)
     finally:
         report.close()  # its spool of results, a temporary file
     raise typer.Exit(report.exit_code)

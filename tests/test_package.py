@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from markdown_links import relative_targets
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,6 +183,26 @@ def test_no_mypyc_keeps_the_modules_written_in_c(dist, tmp_path_factory):
     assert modules == ["llkgen/analysis/_players", "llkgen/verifier/_gravity_search"], modules
     action = (ROOT / "action.yml").read_text(encoding="utf-8")
     assert 'LLKGEN_NO_MYPYC: "1"' in action and "LLKGEN_PURE" not in action
+
+
+def test_twine_check_passes_on_the_sdist_and_both_wheels(dist, pure_wheel):
+    """What PyPI would refuse or show badly: ``twine check --strict`` (twine comes with the dev
+    group) on the sdist, the wheel built, the (manylinux) wheel shipped and the pure wheel; and
+    the long description of each is README.md rewritten for PyPI (pypi_readme.py): markdown,
+    its first line README's, no relative image or link left in it."""
+    files = sorted({dist["sdist"], dist["built"], dist["wheel"], pure_wheel})
+    r = _run([sys.executable, "-m", "twine", "check", "--strict", *map(str, files)], cwd=ROOT)
+    assert r.stdout.count("PASSED") == len(files), r.stdout
+    title = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    for wheel in sorted({dist["built"], dist["wheel"], pure_wheel}):
+        with zipfile.ZipFile(wheel) as zf:
+            meta = next(f for f in zf.namelist() if f.endswith(".dist-info/METADATA"))
+            metadata = Parser().parsestr(zf.read(meta).decode("utf-8"))
+        assert metadata["Description-Content-Type"] == "text/markdown"
+        body = metadata.get_payload()
+        assert body.splitlines()[0] == title and relative_targets(body) == [], wheel.name
+        assert "lianliankan" in metadata["Keywords"]
+        assert "Programming Language :: Python :: 3.14" in metadata.get_all("Classifier")
 
 
 @pytest.mark.parametrize("which", ["wheel", "pure"])

@@ -38,7 +38,7 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("git") is None, reason="needs git"),
     pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
-                       reason="needs pre-commit (pip install -e '.[test]')"),
+                       reason="needs pre-commit (pip install --group dev)"),
     pytest.mark.skipif(not (CHECKOUT / ".git").exists(),
                        reason=f"{CHECKOUT} is not a git checkout (an unpacked sdist?): no hook to install"),
 ]
