@@ -64,13 +64,14 @@ from llkgen.console import (
     reshuffled_text,
     run_app,
     run_deadline,
+    shipped_note,
     verdict_lines,
 )
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats import outputs
 from llkgen.formats.load import load_level_ref
-from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_specs
+from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_fallback, shipped_specs
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, UNKNOWN, UNSOLVABLE, Budget
 
@@ -391,7 +392,8 @@ def view(
 def make(
     config: str = typer.Option(
         ..., "--config", metavar="SPEC",
-        help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
+        help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + " (NAME.yaml "
+        "too, when no such file is here)."),
     out: Optional[Path] = typer.Option(None, "--out", help=MAKE_OUT_HELP),
     count: Optional[int] = typer.Option(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
@@ -425,11 +427,16 @@ def make(
     Example: llkgen make --config easy
     """
     from llkgen.execution import make_executor
-    from llkgen.generation.spec import load_spec_ref
+    from llkgen.generation.spec import load_spec_ref, shipped_spec_file
     from llkgen.jobs.make import check_output, make_pack, make_report
     from llkgen.jobs.shards import Shard, default_shard_path
 
     deadline = run_deadline(budget, scheduler)
+    shipped = shipped_fallback(config)  # easy.yaml, with no such file here: the shipped easy
+    if shipped is not None:
+        if not quiet:
+            typer.echo(shipped_note(config, shipped, shipped_spec_file(shipped)), err=True)
+        config = shipped
     # --shard always means a shard file, 0/1 included: merge takes it like any other.
     part = Shard.parse(shard) if shard is not None else None
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)

@@ -30,6 +30,7 @@ from llkgen.errors import (
 )
 from llkgen.formats.level import read_json
 from llkgen.formats.outputs import move_labels_json
+from llkgen.generation.limits import STARTER
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 
@@ -52,6 +53,14 @@ def move_text(board, m) -> str:
 def level_heading(lv, ref: str) -> str:
     """The comment line above a board in the text form: its id (or file name), size and rules."""
     return printable(f"# {lv.id or Path(ref).name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}")
+
+
+def shipped_note(ref: str, name: str, source: object) -> str:
+    """``make``'s note on stderr when ``--config NAME.yaml`` names no file here and the shipped
+    spec NAME is made instead (:func:`llkgen.generation.limits.shipped_fallback`): which spec,
+    and how to get a copy of it to edit, ``llkgen init`` for the starter."""
+    copy = f"llkgen init {name}" if name == STARTER else f"cp {source} {ref}"
+    return printable(f"note: {ref}: no such file here: making the shipped spec {name} (a copy to edit: {copy})")
 
 
 def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:

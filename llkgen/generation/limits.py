@@ -1,5 +1,6 @@
 """What the command line knows of specs before it reads one: the bounds of ``--count`` and
-``--seed``, and the names of the shipped specs (``make --config``'s help lists them).
+``--seed``, the names of the shipped specs (``make --config``'s help lists them), and when a
+file name stands for one of them (:func:`shipped_fallback`).
 
 A module of its own, with nothing but the standard library, so that ``llkgen show`` and every
 other command that reads no spec do not import the spec reader (its YAML parser, its checks):
@@ -8,6 +9,7 @@ other command that reads no spec do not import the spec reader (its YAML parser,
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 
 # The two bounds the CLI overrides share with the file (Spec.with_overrides checks them).
@@ -24,3 +26,20 @@ def shipped_specs() -> list[str]:
     """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
     return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
                   if f.name.endswith(".yaml"))
+
+
+#: The endings of a spec file's name: ``easy.yaml`` names the shipped spec ``easy`` when no such
+#: file exists (:func:`shipped_fallback`).
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def shipped_fallback(ref: str) -> str | None:
+    """The shipped spec a file name stands for when the file does not exist: ``easy`` for
+    ``easy.yaml`` (or ``easy.yml``) with no such file here, so the design's own example,
+    ``llkgen make --config easy.yaml``, works in an empty directory. None when ``ref`` exists,
+    names no shipped spec, or has a folder part: ``configs/easy.yaml`` and ``./easy.yaml`` name
+    a file, which must exist (a path someone typed out is never replaced by another file)."""
+    stem, suffix = os.path.splitext(ref)
+    if suffix not in SPEC_SUFFIXES or os.path.dirname(ref) or os.path.lexists(ref):
+        return None
+    return stem if stem in shipped_specs() else None
