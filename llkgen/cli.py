@@ -58,6 +58,7 @@ from llkgen.console import (
     made_lines,
     move_text,
     moves_to_replay,
+    no_solution_text,
     plural,
     progress,
     refuse_the_pack,
@@ -280,13 +281,18 @@ def replay(
     Exits 0 if every move is legal and the board ends cleared, otherwise 1, naming the bad step.
     The --json report: "ok" (every move legal), "cleared", "given" and "applied" (moves),
     "tiles_left", and for a bad move its 0-based "error_index" and "reason"; "error" is what
-    the text form prints after FAILED:, null when the board ends cleared.
+    the text form prints after FAILED: (or Error: when the level stores no solution, "given"
+    0), null when the board ends cleared.
 
     Example: llkgen replay output/easy.json#easy-1
     """
     from llkgen.game.referee import replay as replay_moves
 
     lv = load_level_ref(level)
+    if as_json and moves_file is None and not isinstance(lv.solution, list):
+        # Nothing to check: the document says so (no move replayed), as for any that fails.
+        typer.echo(json_dumps(outputs.replay_json(replay_moves(lv.board, lv.rules, []), 0, no_solution_text(level))))
+        raise typer.Exit(EXIT_FAILED)
     steps = moves_to_replay(lv, level, moves_file)
     result = replay_moves(lv.board, lv.rules, steps)
     if as_json:

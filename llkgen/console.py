@@ -63,6 +63,11 @@ def shipped_note(ref: str, name: str, source: object) -> str:
     return printable(f"note: {ref}: no such file here: making the shipped spec {name} (a copy to edit: {copy})")
 
 
+def no_solution_text(ref: str) -> str:
+    """Why ``llkgen replay`` has nothing to check: the level ``ref`` stores no solution."""
+    return f"{ref}: no stored solution: expected a list of moves in \"solution\" (or give a MOVES.json file)"
+
+
 def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
     """What ``llkgen replay`` checks: the moves of ``moves_file``, else the level's stored
     solution; neither raises :class:`LevelFormatError`."""
@@ -70,8 +75,7 @@ def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
         return load_moves(moves_file)
     if isinstance(lv.solution, list):
         return lv.solution
-    raise LevelFormatError(f"{ref}: no stored solution: expected a list of moves in \"solution\" "
-                           "(or give a MOVES.json file)")
+    raise LevelFormatError(no_solution_text(ref))
 
 
 def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:

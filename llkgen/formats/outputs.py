@@ -200,13 +200,14 @@ def reshuffled_json(done: Reshuffled, reason: str, level: dict) -> dict[str, Any
     return reshuffle_json(SOLVABLE, reason, done.seed, done.attempts, level)
 
 
-def replay_json(result: ReplayResult, given: int) -> dict[str, Any]:
+def replay_json(result: ReplayResult, given: int, error: str | None = None) -> dict[str, Any]:
     """``llkgen replay --json``: the referee's :class:`~llkgen.game.referee.ReplayResult` as
     data, ``given`` the number of moves it was given; ``error`` is what the text form prints
-    after ``FAILED:``, null when the board ends cleared."""
+    after ``FAILED:``, null when the board ends cleared, unless ``error`` says otherwise: with
+    no moves to check (the level stores no solution), the result of replaying none and why."""
     done, data = result.ok and result.cleared, result.to_json()
     return {"format": REPLAY_FORMAT, "ok": data["ok"], "cleared": data["cleared"], "given": given, **data,
-            "error": None if done else result.describe()}
+            "error": error if error is not None else None if done else result.describe()}
 
 
 def solve_json(verdict: Verdict, budget: Budget) -> dict[str, Any]:
