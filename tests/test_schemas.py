@@ -180,6 +180,42 @@ def test_a_pack_directorys_index_follows_its_schema(made, tmp_path, monkeypatch,
     assert (code, out, err) == (0, (SCHEMA_DIR / "packdir.schema.json").read_text("utf-8"), "")
 
 
+def _json_type(node: dict, defs: dict) -> set[str]:
+    """The JSON types a property's schema allows, null aside, through ``$ref`` and ``anyOf``."""
+    if "$ref" in node:
+        return _json_type(defs[node["$ref"].split("/")[-1]], defs)
+    if "anyOf" in node:
+        return set().union(*(_json_type(n, defs) for n in node["anyOf"]))
+    if "enum" in node or "const" in node:
+        return {type(v).__name__.replace("str", "string") for v in node.get("enum", [node.get("const")])} - {"NoneType"}
+    kinds = node.get("type", [])
+    return set([kinds] if isinstance(kinds, str) else kinds) - {"null"}
+
+
+def test_a_key_with_two_meanings_tells_them_apart_by_its_type():
+    # outputs.py's vocabulary: path is a drawn line (a list) or a file (a string); budget is the
+    # limits (an object) or, in a proof, the one that ran out (a string). Nothing else.
+    found: dict[str, dict[str, set[str]]] = {"path": {}, "budget": {}}
+
+    def walk(node: object, where: str, defs: dict) -> None:
+        if isinstance(node, dict):
+            for key, sub in (node.get("properties") or {}).items():
+                if key in found:
+                    for kind in _json_type(sub, defs):
+                        found[key].setdefault(kind, set()).add(where)
+            for key, sub in node.items():
+                walk(sub, f"{where}/{key}", defs)
+        elif isinstance(node, list):
+            for sub in node:
+                walk(sub, where, defs)
+
+    for name in schema_names():
+        walk(schema(name), name, schema(name).get("$defs", {}))
+    assert {k: sorted(v) for k, v in found.items()} == {"path": ["array", "string"], "budget": ["object", "string"]}
+    assert all("/proof" in where for where in found["budget"]["string"])
+    assert all("/proof" not in where for where in found["budget"]["object"])
+
+
 def test_the_shapes_stay_apart(made):
     flat = json.loads(made["flat", "pack"].read_bytes())["levels"][0]
     nested = json.loads(made["nested", "pack"].read_bytes())["levels"][0]
