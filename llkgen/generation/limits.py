@@ -10,7 +10,7 @@ other command that reads no spec do not import the spec reader (its YAML parser,
 from __future__ import annotations
 
 import os
-from importlib import resources
+from importlib import import_module
 
 # The two bounds the CLI overrides share with the file (Spec.with_overrides checks them).
 MAX_COUNT = 1_000_000
@@ -24,8 +24,17 @@ STARTER = "easy"
 
 def shipped_specs() -> list[str]:
     """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
-    return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
-                  if f.name.endswith(".yaml"))
+    # Every command pays for this (make's help lists the names), so the package's folder is
+    # listed as it is: importing importlib.resources and listing through it costs a tenth of
+    # a bare ``import typer`` (benchmarks/startup_bench.py, "import llkgen.cli"). Only a package
+    # that is not a folder on disk (imported from a zip) needs it.
+    try:
+        names = [n for folder in import_module(SPECS_PACKAGE).__path__ for n in os.listdir(folder)]
+    except OSError:
+        from importlib import resources  # for cost: see above
+
+        names = [f.name for f in resources.files(SPECS_PACKAGE).iterdir()]
+    return sorted(n[: -len(".yaml")] for n in names if n.endswith(".yaml"))
 
 
 #: The endings of a spec file's name: ``easy.yaml`` names the shipped spec ``easy`` when no such
