@@ -11,7 +11,8 @@ say what part of a command llkgen can act on:
 * ``typer app, 1 command``: the smallest Typer app with a command like ``show``; its ratio is
   the floor of any Typer command, which no import of llkgen's can lower;
 * ``import llkgen.cli``: Typer plus llkgen's own modules (and the standard library ones they
-  import), the part llkgen decides.
+  import), the part llkgen decides;
+* ``import numpy``: what ``hint`` and ``moves --classify`` leave out (only a reshuffle uses it).
 
 CPU time, not wall time: on a shared machine the wall clock counts other processes' work. The
 commands run in turn, round after round, so a drift in the machine's speed affects them alike;
@@ -23,7 +24,8 @@ round fills, whatever ``PYTHONDONTWRITEBYTECODE`` says.
 The second table runs each command five times more under ``python -X importtime`` and adds up the
 modules it imports beyond ``import typer``'s, by the package that asked for them: a standard
 library module counts for the nearest package above it in the import tree (``importlib.metadata``
-under pydantic is pydantic's). Its figures are import wall time, in ms: the split, not the total.
+under pydantic is pydantic's). It gives each group's share of the import wall time: the split,
+not the total (wall time stretches on a busy machine; the first table's CPU times do not).
 
     python benchmarks/startup_bench.py [--runs 20] [--level LEVEL]
 """
@@ -58,7 +60,7 @@ TYPER_ONE_COMMAND = textwrap.dedent("""\
         typer.echo(level)
     app()
 """)
-#: Runs of each command under ``-X importtime`` for the second table (the median of each group).
+#: Runs of each command under ``-X importtime`` for the second table (the least of each group).
 IMPORT_RUNS = 5
 #: The ratios are taken against this row.
 TYPER = "python -c 'import typer'"
@@ -133,9 +135,10 @@ def quartiles(xs: list[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
-def time_table(rows: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, float]:
+def time_table(rows: dict[str, list[str]], runs: int,
+               env: dict[str, str]) -> tuple[dict[str, float], dict[str, float]]:
     """Time ``rows`` in turn, ``runs`` rounds after one warm-up; print the table and return each
-    row's median CPU seconds."""
+    row's median CPU seconds and its median ratio to ``import typer``."""
     times: dict[str, list[float]] = {name: [] for name in rows}
     for argv in rows.values():  # warm-up: the file cache, and the bytecode cache written
         cpu(argv, env)
@@ -143,23 +146,23 @@ def time_table(rows: dict[str, list[str]], runs: int, env: dict[str, str]) -> di
         for name, argv in rows.items():
             times[name].append(cpu(argv, env))
     print(f"{'command':<32} {'CPU ms':>8} {'(q1 - q3)':>15} {'x import typer':>15} {'(q1 - q3)':>13}")
-    medians = {}
+    medians, ratios = {}, {}
     for name, ts in times.items():
         per_round = [t / b for t, b in zip(ts, times[TYPER])]
         t1, t2, t3 = quartiles(ts)
         r1, r2, r3 = quartiles(per_round)
-        medians[name] = t2
+        medians[name], ratios[name] = t2, r2
         mark = "" if name not in TARGETED else "  met" if r2 <= TARGET else "  over"
         print(f"{name:<32} {t2 * 1e3:>8.1f} {f'({t1 * 1e3:.0f} - {t3 * 1e3:.0f})':>15} {r2:>15.2f} "
               f"{f'({r1:.2f} - {r3:.2f})':>13}{mark}")
     print(f"({runs} rounds, the commands in turn; CPU time of the whole process; median and quartiles. "
           f"Target: at most {TARGET}x import typer.)")
-    return medians
+    return medians, ratios
 
 
-def explain(cpu: dict[str, float]) -> None:
+def explain(cpu: dict[str, float], ratios: dict[str, float]) -> None:
     """Where a command's CPU goes beyond ``import typer``, from the table's medians."""
-    typer, floor = cpu[TYPER], cpu["typer app, 1 command (floor)"]
+    floor = ratios["typer app, 1 command (floor)"]
 
     def ms(a: str, b: str) -> str:
         return f"{(cpu[a] - cpu[b]) * 1e3:+.0f} ms"
@@ -167,7 +170,7 @@ def explain(cpu: dict[str, float]) -> None:
     print()
     if "import typer, typer._adapters" in cpu:
         print(f"Typer's argument coercion (pydantic): {ms('import typer, typer._adapters', TYPER)}; "
-              f"a 1-command Typer app costs {floor / typer:.2f}x import typer, so no command that takes an "
+              f"a 1-command Typer app costs {floor:.2f}x import typer, so no command that takes an "
               f"argument can meet {TARGET}x with this Typer")
     print(f"llkgen's own modules (import llkgen.cli - import typer): {ms('import llkgen.cli', TYPER)}; "
           f"llkgen show - the 1-command app: {ms('llkgen show LEVEL', 'typer app, 1 command (floor)')} "
@@ -221,15 +224,17 @@ def split_table(rows: dict[str, list[str]], env: dict[str, str]) -> None:
                 if mod not in base:
                     count[group.get(mod, "stdlib")] += us
             rounds.append(count)
-        table[name] = Counter({g: statistics.median(c[g] for c in rounds) for g in set().union(*rounds)})
+        # the least disturbed of the runs, group by group: a busy machine only ever adds time
+        table[name] = Counter({g: min(c[g] for c in rounds) for g in set().union(*rounds)})
     cols = [g for g in (*GROUPS, "other", "stdlib") if any(table[n][g] for n in names)]
     print()
-    print("Import wall time beyond `import typer`'s modules, ms, by the package that imports them")
-    print(f"{'command':<22}" + "".join(f"{c[:12]:>13}" for c in cols) + f"{'total':>9}")
+    print("Import time beyond `import typer`'s modules: % by the package that imports them, total in ms")
+    print(f"{'command':<22}" + "".join(f"{c[:12]:>13}" for c in cols) + f"{'total ms':>10}")
     for name in names:
-        print(f"{name:<22}" + "".join(f"{table[name][c] / 1e3:>13.1f}" for c in cols)
-              + f"{sum(table[name].values()) / 1e3:>9.1f}")
-    print(f"(median of {IMPORT_RUNS} runs each under python -X importtime; a standard-library module counts "
+        total = sum(table[name].values())
+        print(f"{name:<22}" + "".join(f"{100 * table[name][c] / total:>12.0f}%" for c in cols)
+              + f"{total / 1e3:>10.1f}")
+    print(f"(the least of {IMPORT_RUNS} runs each under python -X importtime; a standard-library module counts "
           "for the package that imported it)")
 
 
@@ -243,7 +248,7 @@ def main() -> None:
         folder = Path(tmp)
         env = child_env(folder / "pycache")
         rows = commands(script, folder, args.level or write_level(folder))
-        explain(time_table(rows, args.runs, env))
+        explain(*time_table(rows, args.runs, env))
         split_table(rows, env)
 
 
