@@ -52,6 +52,7 @@ from llkgen.console import (
     Engine,
     classified_report,
     deadline_after,
+    example_kept_whole,
     hint_lines,
     json_help,
     level_heading,
@@ -605,6 +606,12 @@ def schema_command(name: Optional[str] = typer.Argument(None, metavar="NAME", he
     if name is not None and name not in schema_names():
         raise typer.BadParameter(f"expected one of {', '.join(schema_names())}, found {name!r}", param_hint="NAME")
     typer.echo("\n".join(schema_names()) if name is None else schema_text(name), nl=name is None)
+
+
+# Every example runs as printed, on a terminal of any width (tests/test_cli_help.py).
+for _command in app.registered_commands:
+    if _command.callback is not None:
+        _command.callback.__doc__ = example_kept_whole(_command.callback.__doc__)
 
 
 def main() -> None:

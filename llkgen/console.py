@@ -11,6 +11,7 @@ Nothing here parses arguments; nothing here imports Typer.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import time
@@ -61,6 +62,13 @@ def shipped_note(ref: str, name: str, source: object) -> str:
     and how to get a copy of it to edit, ``llkgen init`` for the starter."""
     copy = f"llkgen init {name}" if name == STARTER else f"cp {source} {ref}"
     return printable(f"note: {ref}: no such file here: making the shipped spec {name} (a copy to edit: {copy})")
+
+
+def example_kept_whole(doc: str | None) -> str | None:
+    """A command's help ``doc`` with its ``Example:`` line marked to be printed as written: click
+    rewraps every paragraph to the terminal (at most 80 columns), and an example cut in two no
+    longer runs as printed, but it leaves a paragraph that starts with a ``\\b`` line alone."""
+    return None if doc is None else re.sub(r"^([ \t]*)(Example: )", "\\1\b\n\\1\\2", doc, flags=re.M)
 
 
 def no_solution_text(ref: str) -> str:

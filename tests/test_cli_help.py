@@ -79,3 +79,12 @@ def test_a_boolean_flag_shows_no_metavar(name, monkeypatch, capsys):
         rest = line.split(long, 1)[1]
         assert rest == "" or rest.startswith("  "), (name, line)
     assert not re.search(r"<bool>|BOOLEAN", text), name
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_the_example_is_one_line_at_any_width(name, monkeypatch, capsys):
+    # Copied from a terminal, an example runs as printed: click wraps the rest, never it.
+    [example] = re.findall(r"^\s*Example: (.+)$", GROUP.commands[name].help, re.M)  # type: ignore[attr-defined]
+    lines = rendered_help([name], monkeypatch, capsys).splitlines()
+    assert f"  Example: {example}" in lines, name
+    assert "\b" not in "\n".join(lines)
