@@ -52,25 +52,28 @@ from llkgen.console import (
     Engine,
     classified_report,
     deadline_after,
+    example_kept_whole,
     hint_lines,
     json_help,
     level_heading,
     made_lines,
     move_text,
     moves_to_replay,
+    no_solution_text,
     plural,
     progress,
     refuse_the_pack,
     reshuffled_text,
     run_app,
     run_deadline,
+    shipped_note,
     verdict_lines,
 )
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats import outputs
 from llkgen.formats.load import load_level_ref
-from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_specs
+from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_fallback, shipped_specs
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, UNKNOWN, UNSOLVABLE, Budget
 
@@ -81,6 +84,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -278,13 +282,18 @@ def replay(
     Exits 0 if every move is legal and the board ends cleared, otherwise 1, naming the bad step.
     The --json report: "ok" (every move legal), "cleared", "given" and "applied" (moves),
     "tiles_left", and for a bad move its 0-based "error_index" and "reason"; "error" is what
-    the text form prints after FAILED:, null when the board ends cleared.
+    the text form prints after FAILED: (or Error: when the level stores no solution, "given"
+    0), null when the board ends cleared.
 
     Example: llkgen replay output/easy.json#easy-1
     """
     from llkgen.game.referee import replay as replay_moves
 
     lv = load_level_ref(level)
+    if as_json and moves_file is None and not isinstance(lv.solution, list):
+        # Nothing to check: the document says so (no move replayed), as for any that fails.
+        typer.echo(json_dumps(outputs.replay_json(replay_moves(lv.board, lv.rules, []), 0, no_solution_text(level))))
+        raise typer.Exit(EXIT_FAILED)
     steps = moves_to_replay(lv, level, moves_file)
     result = replay_moves(lv.board, lv.rules, steps)
     if as_json:
@@ -391,7 +400,8 @@ def view(
 def make(
     config: str = typer.Option(
         ..., "--config", metavar="SPEC",
-        help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + "."),
+        help="A YAML spec file, or the name of a shipped spec: " + ", ".join(shipped_specs()) + " (NAME.yaml "
+        "too, when no such file is here)."),
     out: Optional[Path] = typer.Option(None, "--out", help=MAKE_OUT_HELP),
     count: Optional[int] = typer.Option(
         None, "--count", min=1, max=MAX_COUNT, help="Number of levels (overrides the spec's count)."),
@@ -425,11 +435,16 @@ def make(
     Example: llkgen make --config easy
     """
     from llkgen.execution import make_executor
-    from llkgen.generation.spec import load_spec_ref
+    from llkgen.generation.spec import load_spec_ref, shipped_spec_file
     from llkgen.jobs.make import check_output, make_pack, make_report
     from llkgen.jobs.shards import Shard, default_shard_path
 
     deadline = run_deadline(budget, scheduler)
+    shipped = shipped_fallback(config)  # easy.yaml, with no such file here: the shipped easy
+    if shipped is not None:
+        if not quiet:
+            typer.echo(shipped_note(config, shipped, shipped_spec_file(shipped)), err=True)
+        config = shipped
     # --shard always means a shard file, 0/1 included: merge takes it like any other.
     part = Shard.parse(shard) if shard is not None else None
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
@@ -606,6 +621,12 @@ def schema_command(name: Optional[str] = typer.Argument(None, metavar="NAME", he
     if name is not None and name not in schema_names():
         raise typer.BadParameter(f"expected one of {', '.join(schema_names())}, found {name!r}", param_hint="NAME")
     typer.echo("\n".join(schema_names()) if name is None else schema_text(name), nl=name is None)
+
+
+# Every example runs as printed, on a terminal of any width (tests/test_cli_help.py).
+for _command in app.registered_commands:
+    if _command.callback is not None:
+        _command.callback.__doc__ = example_kept_whole(_command.callback.__doc__)
 
 
 def main() -> None:

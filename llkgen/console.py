@@ -11,6 +11,7 @@ Nothing here parses arguments; nothing here imports Typer.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import time
@@ -30,6 +31,7 @@ from llkgen.errors import (
 )
 from llkgen.formats.level import read_json
 from llkgen.formats.outputs import move_labels_json
+from llkgen.generation.limits import STARTER
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 
@@ -54,6 +56,26 @@ def level_heading(lv, ref: str) -> str:
     return printable(f"# {lv.id or Path(ref).name}: {lv.board.rows}x{lv.board.cols}, {lv.rules.describe()}")
 
 
+def shipped_note(ref: str, name: str, source: object) -> str:
+    """``make``'s note on stderr when ``--config NAME.yaml`` names no file here and the shipped
+    spec NAME is made instead (:func:`llkgen.generation.limits.shipped_fallback`): which spec,
+    and how to get a copy of it to edit, ``llkgen init`` for the starter."""
+    copy = f"llkgen init {name}" if name == STARTER else f"cp {source} {ref}"
+    return printable(f"note: {ref}: no such file here: making the shipped spec {name} (a copy to edit: {copy})")
+
+
+def example_kept_whole(doc: str | None) -> str | None:
+    """A command's help ``doc`` with its ``Example:`` line marked to be printed as written: click
+    rewraps every paragraph to the terminal (at most 80 columns), and an example cut in two no
+    longer runs as printed, but it leaves a paragraph that starts with a ``\\b`` line alone."""
+    return None if doc is None else re.sub(r"^([ \t]*)(Example: )", "\\1\b\n\\1\\2", doc, flags=re.M)
+
+
+def no_solution_text(ref: str) -> str:
+    """Why ``llkgen replay`` has nothing to check: the level ``ref`` stores no solution."""
+    return f"{ref}: no stored solution: expected a list of moves in \"solution\" (or give a MOVES.json file)"
+
+
 def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
     """What ``llkgen replay`` checks: the moves of ``moves_file``, else the level's stored
     solution; neither raises :class:`LevelFormatError`."""
@@ -61,8 +83,7 @@ def moves_to_replay(lv, ref: str, moves_file: Path | None) -> list:
         return load_moves(moves_file)
     if isinstance(lv.solution, list):
         return lv.solution
-    raise LevelFormatError(f"{ref}: no stored solution: expected a list of moves in \"solution\" "
-                           "(or give a MOVES.json file)")
+    raise LevelFormatError(no_solution_text(ref))
 
 
 def label_lines(board, labels: list, summary: dict[str, int]) -> list[str]:

@@ -2,9 +2,10 @@
 once, with no command-line framework imported, and hands every other command line to
 :func:`llkgen.cli.main`.
 
-Typer (with click and rich) costs several times an interpreter's own start-up, and a version
-check should not pay it. So this module imports nothing but the standard library's import
-machinery, and tells which search core runs without importing it.
+Typer (its click, and the pydantic it coerces every argument through) costs several times an
+interpreter's own start-up (benchmarks/startup_bench.py), and a version check should not pay
+it. So this module imports nothing but the standard library's import machinery, and tells
+which search core runs without importing it.
 """
 
 from __future__ import annotations

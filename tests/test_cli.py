@@ -318,6 +318,17 @@ def test_replay_json_bad_moves_file_is_an_error(cli):
     assert (r.returncode, r.stdout) == (1, "") and r.stderr.startswith("Error: ")
 
 
+def test_replay_json_without_a_stored_solution_prints_its_document(cli, schema_validator):
+    # Nothing to check: the document of replaying no move, whose error says why, exit 1.
+    r = cli("replay", DEMO, "--json")
+    assert (r.returncode, r.stderr) == (1, "")
+    doc = json.loads(r.stdout)
+    schema_validator("replay").validate(doc)
+    message = f'{DEMO}: no stored solution: expected a list of moves in "solution" (or give a MOVES.json file)'
+    assert doc == {**REPLAY_JSON, "cleared": False, "given": 0, "applied": 0, "tiles_left": 6, "error": message}
+    assert cli("replay", DEMO).stderr == f"Error: {message}\n"  # the text form's error, as before
+
+
 def test_replay_bad_moves_file(runs):
     r = runs["replay-moves-number"]
     assert r.returncode == 1 and r.stdout == "" and "Traceback" not in r.stderr

@@ -112,6 +112,45 @@ def test_a_shipped_spec_is_found_by_name(work, runs):
                         "or one of easy, gravity, hard, medium, ramp, shapes, viewer-demo\n")
 
 
+def test_the_designs_example_makes_the_shipped_spec_in_an_empty_directory(tmp_path, monkeypatch, capsys):
+    # "llkgen make --config easy.yaml", typed verbatim where no easy.yaml is: the shipped easy
+    # spec, with one line on stderr that says so and how to get a copy to edit.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli_in_process(["make", "--config", "easy.yaml"], monkeypatch, capsys)
+    assert code == 0, err
+    note, *progress = err.splitlines()
+    assert note == "note: easy.yaml: no such file here: making the shipped spec easy (a copy to edit: llkgen init easy)"
+    assert all(line.startswith("making easy: ") for line in progress)
+    assert out.splitlines()[-1].startswith("wrote 10 certified levels to output/easy.json")
+    made = (tmp_path / "output" / "easy.json").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["output"]
+    # the very pack --config easy makes
+    code, _, _ = run_cli_in_process(["make", "--config", "easy", "--out", "by-name.json", "-q"], monkeypatch, capsys)
+    assert code == 0 and (tmp_path / "by-name.json").read_bytes() == made
+    # -q: no note; another shipped spec names its file to copy
+    code, out, err = run_cli_in_process(["make", "--config", "hard.yml", "--count", "1", "-q"], monkeypatch, capsys)
+    assert (code, out, err) == (0, "", "") and (tmp_path / "output" / "hard.json").is_file()
+    code, _, err = run_cli_in_process(["make", "--config", "hard.yml", "--count", "1", "--json"], monkeypatch, capsys)
+    assert code == 0 and err.startswith("note: hard.yml: no such file here: making the shipped spec hard (a copy "
+                                        "to edit: cp ") and err.splitlines()[0].endswith("hard.yaml hard.yml)")
+
+
+@pytest.mark.parametrize("config", ["./easy.yaml", "configs/easy.yaml", "eazy.yaml", "easy.json"])
+def test_a_spec_path_with_a_folder_or_another_name_must_exist(tmp_path, monkeypatch, capsys, config):
+    # A folder part, ./ included, names a file someone typed out: never replaced by another.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli_in_process(["make", "--config", config], monkeypatch, capsys)
+    assert (code, out) == (1, "") and err.startswith("Error: ") and "no such file" in err
+    assert "shipped spec easy" not in err and list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_spec_file_wins_over_the_shipped_spec_of_its_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "easy.yaml").write_text(SPEC.replace("path: out/tiny.json", "path: mine.json"), "utf-8")
+    code, out, err = run_cli_in_process(["make", "--config", "easy.yaml", "--jobs", "1"], monkeypatch, capsys)
+    assert code == 0 and "note:" not in err and (tmp_path / "mine.json").is_file()
+
+
 def test_overrides(work, runs, schema_validator):
     assert runs["override"].returncode == 0, runs["override"].stderr
     obj = json.loads((work / "sub" / "o.json").read_text("utf-8"))

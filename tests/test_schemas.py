@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 import llkgen
-from llkgen.errors import EXIT_USAGE
+from llkgen.errors import EXIT_USAGE, LevelFormatError
 from llkgen.formats.level import level_to_json
 from llkgen.formats.schemas import (
     FILE_SCHEMAS,
@@ -72,7 +72,7 @@ def body(name: str) -> dict:
     return {k: v for k, v in schema(name).items() if k not in ("$schema", "$id", "$comment", "$defs")}
 
 
-NAMES = ("level", "level-flat", "pack", "pack-files", "spec", "vocabulary", "moves", "move-labels", "hint",
+NAMES = ("level", "level-flat", "pack", "pack-files", "packdir", "spec", "vocabulary", "moves", "move-labels", "hint",
          "reshuffle", "replay", "solve", "make-report", "merge-report", "verify-report", "grade-report")
 ALL = ", ".join(NAMES)
 
@@ -123,7 +123,7 @@ def test_the_copies_under_defs_equal_their_own_files(name):
     for other in set(schema(name).get("$defs", {})) & set(schema_names()):
         for key, value in schema(other).get("$defs", {}).items():
             assert schema(name)["$defs"].get(key) == value, f"{name}: $defs/{key} differs from {other}'s"
-    if name == "pack-files":  # what it shares with a pack, written out
+    if name in ("pack-files", "packdir"):  # what they share with a pack, written out
         for key in ("generator", "seed"):
             assert schema(name)["properties"][key] == schema("pack")["properties"][key]
 
@@ -147,6 +147,73 @@ def test_plain_jsonschema_validates_every_shape_with_no_registry(made):
             level = json.loads((files / entry["file"]).read_bytes())
             plain(level_schema).validate(level)
             assert validate(level, level_schema) == []
+
+
+def test_a_pack_directorys_index_follows_its_schema(made, tmp_path, monkeypatch, capsys):
+    import llkgen.jobs.make as export
+    from llkgen.formats.packdir import pack_index_from_json, write_pack_dir
+
+    monkeypatch.setattr(export, "PACK_FILE_MAX", 1)  # so two levels make a pack directory
+    for grid in ("nested", "flat"):
+        text = SPEC + f"export: {{grid: {grid}}}\n"
+        path = make_pack(parse_spec(text, "sch.yaml").with_overrides(out=tmp_path / grid / "sch.json"), jobs=1).path
+        index = json.loads((path / "index.json").read_bytes())
+        assert index["format"] == "llkgen.packdir/1" and index["count"] == 2
+        plain("packdir").validate(index)
+        assert validate(index, "packdir") == []
+    # several parts, a level without an id (null in ids), the pack's own keys kept
+    levels = json.loads(made["nested", "pack"].read_bytes())["levels"]
+    path = write_pack_dir(tmp_path / "parts", {"name": "p", "generator": "llkgen 0", "seed": 3},
+                          [levels[0], {k: v for k, v in levels[1].items() if k != "id"}], per_file=1)
+    index = json.loads((path / "index.json").read_bytes())
+    assert len(index["files"]) == 2 and index["ids"][1] is None
+    plain("packdir").validate(index)
+    # what the schema refuses, the reader refuses too
+    part = index["files"][0]
+    for bad in ({**index, "format": "llkgen.pack/1"}, {**index, "files": [{**part, "path": "../x.jsonl"}]},
+                {**index, "files": [{**part, "path": ".hidden.jsonl"}]}, {**index, "ids": [1, None]},
+                {**index, "files": [{**part, "count": 0}]}, {k: v for k, v in index.items() if k != "ids"}):
+        assert not plain("packdir").is_valid(bad), bad
+        with pytest.raises(LevelFormatError):
+            pack_index_from_json(bad)
+    code, out, err = run_cli_in_process(["schema", "packdir"], monkeypatch, capsys)
+    assert (code, out, err) == (0, (SCHEMA_DIR / "packdir.schema.json").read_text("utf-8"), "")
+
+
+def _json_type(node: dict, defs: dict) -> set[str]:
+    """The JSON types a property's schema allows, null aside, through ``$ref`` and ``anyOf``."""
+    if "$ref" in node:
+        return _json_type(defs[node["$ref"].split("/")[-1]], defs)
+    if "anyOf" in node:
+        return set().union(*(_json_type(n, defs) for n in node["anyOf"]))
+    if "enum" in node or "const" in node:
+        return {type(v).__name__.replace("str", "string") for v in node.get("enum", [node.get("const")])} - {"NoneType"}
+    kinds = node.get("type", [])
+    return set([kinds] if isinstance(kinds, str) else kinds) - {"null"}
+
+
+def test_a_key_with_two_meanings_tells_them_apart_by_its_type():
+    # outputs.py's vocabulary: path is a drawn line (a list) or a file (a string); budget is the
+    # limits (an object) or, in a proof, the one that ran out (a string). Nothing else.
+    found: dict[str, dict[str, set[str]]] = {"path": {}, "budget": {}}
+
+    def walk(node: object, where: str, defs: dict) -> None:
+        if isinstance(node, dict):
+            for key, sub in (node.get("properties") or {}).items():
+                if key in found:
+                    for kind in _json_type(sub, defs):
+                        found[key].setdefault(kind, set()).add(where)
+            for key, sub in node.items():
+                walk(sub, f"{where}/{key}", defs)
+        elif isinstance(node, list):
+            for sub in node:
+                walk(sub, where, defs)
+
+    for name in schema_names():
+        walk(schema(name), name, schema(name).get("$defs", {}))
+    assert {k: sorted(v) for k, v in found.items()} == {"path": ["array", "string"], "budget": ["object", "string"]}
+    assert all("/proof" in where for where in found["budget"]["string"])
+    assert all("/proof" not in where for where in found["budget"]["object"])
 
 
 def test_the_shapes_stay_apart(made):

@@ -661,6 +661,17 @@ def test_the_shipped_specs_are_the_files_in_configs():
         assert load_spec_ref(name) == load_spec(CONFIGS / f"{name}.yaml")
 
 
+def test_the_shipped_specs_are_listed_through_importlib_resources_when_not_a_folder(monkeypatch):
+    # As from a zip: the package's folder cannot be listed.
+    import types
+
+    import llkgen.generation.limits as limits
+
+    zipped = types.SimpleNamespace(__path__=[str(CONFIGS / "llkgen.zip" / "llkgen" / "specs")])
+    monkeypatch.setattr(limits, "import_module", lambda name: zipped)
+    assert shipped_specs() == sorted(p.stem for p in CONFIGS.glob("*.yaml"))
+
+
 def test_a_file_wins_over_a_shipped_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "easy").write_text(MINIMAL)

@@ -41,8 +41,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from llkgen.errors import LlkgenError
 from llkgen.game.board import EMPTY, Board, Cell, Gravity, Rules
 from llkgen.game.construct import play_forward
@@ -494,6 +492,10 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
     start = apply_gravity(board, rules.gravity)
     if start.is_cleared():
         return Reshuffled(start, [], 0, seed)
+    # numpy's import costs more CPU than Typer's (benchmarks/startup_bench.py): only a reshuffle
+    # draws from it, so ``llkgen hint`` and ``moves --classify`` do not pay it.
+    import numpy as np
+
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     draw = rng if deadline is None else _Timed(rng, deadline)
     stuck = unknown = 0

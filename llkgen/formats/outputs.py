@@ -33,7 +33,28 @@ metrics        ``metrics``           a level's measures, as its file stores them
 =============  ====================  ============================================================
 
 A count is never named like a list: ``moves`` is always a list, ``given`` and ``applied``
-count moves. Every key a schema lists is always present; ``null`` means "none".
+count moves. The one place a list's name counts is a summary, which counts what its keys name:
+``verify``'s and ``grade``'s ``summary``, and ``merge --json``, whose whole document is one
+(``levels``, ``shards``). Every key a schema lists is always present; ``null`` means "none".
+
+Two keys have a second meaning, each told apart by its JSON type, so a reader never has to
+guess. They are documented rather than renamed: programs load these documents, and a rename
+would break them for no gain in what they can tell.
+
+* ``path``: a **list** of points is the line drawn for a move (``moves``, ``hint``,
+  ``move-labels``); a **string** is a file's path (``make`` and ``merge`` reports, a spec's
+  ``export.path``, a part of a pack directory's ``index.json``).
+* ``budget``: an **object** is the limits a verification ran under, ``{"nodes", "seconds"}`` (a
+  level file's ``certificate.budget`` keeps ``nodes`` alone: its certificate never depends on
+  a clock); a **string** inside a ``proof`` names which of those limits ran out, ``"nodes"`` or
+  ``"seconds"``: the proof of an ``unknown`` verdict.
+
+A measure is a plain number where a level file stores it (``metrics.difficulty``,
+``metrics.random_clear_rate``, a player's clear rate), and an object in ``grade --json``:
+``{"value", "se", "runs"}`` for the difficulty score, ``{"rate", "se", "runs"}`` for a clear
+rate. A level file carries what a game reads (the number; ``difficulty_se`` beside it), while
+``grade`` re-measures, and its reader needs each value's standard error and sample size to tell
+whether a drift from the stored number is more than noise.
 """
 
 from __future__ import annotations
@@ -200,13 +221,14 @@ def reshuffled_json(done: Reshuffled, reason: str, level: dict) -> dict[str, Any
     return reshuffle_json(SOLVABLE, reason, done.seed, done.attempts, level)
 
 
-def replay_json(result: ReplayResult, given: int) -> dict[str, Any]:
+def replay_json(result: ReplayResult, given: int, error: str | None = None) -> dict[str, Any]:
     """``llkgen replay --json``: the referee's :class:`~llkgen.game.referee.ReplayResult` as
     data, ``given`` the number of moves it was given; ``error`` is what the text form prints
-    after ``FAILED:``, null when the board ends cleared."""
+    after ``FAILED:``, null when the board ends cleared, unless ``error`` says otherwise: with
+    no moves to check (the level stores no solution), the result of replaying none and why."""
     done, data = result.ok and result.cleared, result.to_json()
     return {"format": REPLAY_FORMAT, "ok": data["ok"], "cleared": data["cleared"], "given": given, **data,
-            "error": None if done else result.describe()}
+            "error": error if error is not None else None if done else result.describe()}
 
 
 def solve_json(verdict: Verdict, budget: Budget) -> dict[str, Any]:

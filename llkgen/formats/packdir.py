@@ -5,7 +5,9 @@ A pack directory holds ``index.json`` and parts ``levels-00000.jsonl``, ... of a
 to read, diff and ship; the index lets a tool find a level without parsing every part; and
 :func:`llkgen.formats.load.iter_pack_dir` streams the parts one line at a time, so reading holds one level (and
 the index) in memory, whatever the number of levels. :func:`write_pack_dir` builds the
-directory beside its target and swaps it in only when it is complete.
+directory beside its target and swaps it in only when it is complete. ``llkgen schema packdir``
+(``llkgen/schemas/packdir.schema.json``) describes ``index.json``; :func:`pack_index_from_json`
+checks what a schema cannot (the parts' counts and firsts add up).
 
 The ``files`` layout (``llkgen.pack-files/1``) is the other :class:`~llkgen.formats.container.PackLayout`
 (:mod:`llkgen.formats.packfiles`); :mod:`llkgen.formats.load` reads both.

@@ -31,8 +31,8 @@ from llkgen.errors import LlkgenError
 from llkgen.formats.level import parse_json
 
 #: The schemas of files: a nested level, a flat level, a pack (of levels of either shape), the
-#: ``index.json`` of the ``files`` layout, and a YAML spec.
-FILE_SCHEMAS = ("level", "level-flat", "pack", "pack-files", "spec")
+#: ``index.json`` of the ``files`` layout and of a pack directory, and a YAML spec.
+FILE_SCHEMAS = ("level", "level-flat", "pack", "pack-files", "packdir", "spec")
 #: The schemas of what the commands print with ``--json``, named after the kind of their
 #: ``format`` (``llkgen.<kind>/<n>``).
 OUTPUT_SCHEMAS = ("moves", "move-labels", "hint", "reshuffle", "replay", "solve", "make-report", "merge-report",

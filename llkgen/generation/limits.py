@@ -1,5 +1,6 @@
 """What the command line knows of specs before it reads one: the bounds of ``--count`` and
-``--seed``, and the names of the shipped specs (``make --config``'s help lists them).
+``--seed``, the names of the shipped specs (``make --config``'s help lists them), and when a
+file name stands for one of them (:func:`shipped_fallback`).
 
 A module of its own, with nothing but the standard library, so that ``llkgen show`` and every
 other command that reads no spec do not import the spec reader (its YAML parser, its checks):
@@ -8,7 +9,8 @@ other command that reads no spec do not import the spec reader (its YAML parser,
 
 from __future__ import annotations
 
-from importlib import resources
+import os
+from importlib import import_module
 
 # The two bounds the CLI overrides share with the file (Spec.with_overrides checks them).
 MAX_COUNT = 1_000_000
@@ -22,5 +24,31 @@ STARTER = "easy"
 
 def shipped_specs() -> list[str]:
     """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
-    return sorted(f.name[: -len(".yaml")] for f in resources.files(SPECS_PACKAGE).iterdir()
-                  if f.name.endswith(".yaml"))
+    # Every command pays for this (make's help lists the names), so the package's folder is
+    # listed as it is: importing importlib.resources and listing through it costs a tenth of
+    # a bare ``import typer`` (benchmarks/startup_bench.py, "import llkgen.cli"). Only a package
+    # that is not a folder on disk (imported from a zip) needs it.
+    try:
+        names = [n for folder in import_module(SPECS_PACKAGE).__path__ for n in os.listdir(folder)]
+    except OSError:
+        from importlib import resources  # for cost: see above
+
+        names = [f.name for f in resources.files(SPECS_PACKAGE).iterdir()]
+    return sorted(n[: -len(".yaml")] for n in names if n.endswith(".yaml"))
+
+
+#: The endings of a spec file's name: ``easy.yaml`` names the shipped spec ``easy`` when no such
+#: file exists (:func:`shipped_fallback`).
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def shipped_fallback(ref: str) -> str | None:
+    """The shipped spec a file name stands for when the file does not exist: ``easy`` for
+    ``easy.yaml`` (or ``easy.yml``) with no such file here, so the design's own example,
+    ``llkgen make --config easy.yaml``, works in an empty directory. None when ``ref`` exists,
+    names no shipped spec, or has a folder part: ``configs/easy.yaml`` and ``./easy.yaml`` name
+    a file, which must exist (a path someone typed out is never replaced by another file)."""
+    stem, suffix = os.path.splitext(ref)
+    if suffix not in SPEC_SUFFIXES or os.path.dirname(ref) or os.path.lexists(ref):
+        return None
+    return stem if stem in shipped_specs() else None
