@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
+from llkgen.verifier.gravlock import grid_runs
 
 
 @dataclass(frozen=True)
@@ -64,31 +65,13 @@ class PrecedenceCycle:
     types: list[int]
 
 
-def _runs(grid: Grid) -> list[list[int]]:
-    """The runs of the board: each a list of padded cells from its gravity side."""
-    g = grid.g
-    runs: list[list[int]] = []
-    for line in grid.lines:
-        cur: list[int] = []
-        for p in line:
-            if g[p] == WALL:
-                if cur:
-                    runs.append(cur)
-                cur = []
-            else:
-                cur.append(p)
-        if cur:
-            runs.append(cur)
-    return runs
-
-
 def covers(grid: Grid) -> dict[int, frozenset[int] | None]:
     """Each tile's cover (module docstring), keyed and valued by padded cells; None for a
     tile that is not coverable. ``grid`` must be settled and under gravity."""
     g = grid.g
     run_of: dict[int, list[int]] = {}
     index: dict[int, int] = {}
-    for cells in _runs(grid):
+    for cells in grid_runs(grid):
         for i, p in enumerate(cells):
             run_of[p] = cells
             index[p] = i
