@@ -3,7 +3,8 @@
 Issue 31's profile: random full boards (4 copies a type, border on) that the C search
 (:mod:`llkgen.verifier.native`) does not decide within the budget, and what keeps it alive.
 For each set it draws fresh boards (a new seed each run, printed; ``--seed`` repeats one),
-runs the C search with ``--budget`` seconds and no node limit, and on each board left open:
+runs the C search for ``--c-nodes`` nodes (12 million: about 10 s of its CPU on these boards,
+and the same on a loaded machine as on an idle one), and on each board left open:
 
 * the C search's speed and its table: nodes, nodes per CPU second, dead positions recorded;
 * one depth-first line of the Python move search (the same algorithm, order "far", no race),
@@ -16,8 +17,8 @@ runs the C search with ``--budget`` seconds and no node limit, and on each board
   locked set; and how often the precedence argument of :mod:`llkgen.verifier.precedence`
   fires on those positions.
 
-    python benchmarks/gravity_profile.py --budget 10
-    python benchmarks/gravity_profile.py --sets 12x18-left --boards 4 --budget 3 --seed 1
+    python benchmarks/gravity_profile.py --boards 4
+    python benchmarks/gravity_profile.py --sets 12x18-left --boards 4 --c-nodes 3000000 --seed 1
 
 It reads private parts of :class:`~llkgen.verifier.movesearch.MoveSearch` (a line, its
 stack, its counters): a diagnostic, not an interface.
@@ -97,7 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--boards", type=int, default=4, help="boards drawn per set")
-    ap.add_argument("--budget", type=float, default=10.0, help="seconds of the C search per board")
+    ap.add_argument("--c-nodes", type=int, default=12_000_000, help="nodes of the C search per board")
     ap.add_argument("--nodes", type=int, default=20_000, help="nodes of the Python line per open board")
     ap.add_argument("--lines", type=int, default=5, help="random lines per open board")
     ap.add_argument("--seed", type=int, default=None, help="default: drawn from the clock, printed")
@@ -111,7 +112,7 @@ def main() -> None:
         for i in range(args.boards):
             board = full_board(rng, rows, cols)
             t0 = time.process_time()
-            res = native.search(board, rules, None, time.perf_counter() + args.budget)
+            res = native.search(board, rules, args.c_nodes, None)
             cpu = time.process_time() - t0
             head = (f"{name} #{i}: C {res.status}, {res.nodes:,} nodes in {cpu:.1f} s CPU "
                     f"({res.nodes / max(cpu, 1e-9) / 1e6:.2f} M/s), {res.recorded:,} dead positions")
