@@ -17,7 +17,14 @@ Sets:
   kind of board on which the search was blind);
 * ``real``: the gravity boards of ``../shared/real-boards/all.jsonl`` (no walls: every rule
   above is a no-op there, so this measures what the rules cost);
-* ``full``: random full 10x16 boards, 40 types x 4, border on, one set per direction.
+* ``full``: random full 10x16 boards, 40 types x 4, border on, one set per direction;
+* ``open``: issue 31's sets, the ones the search leaves undecided most: random full boards,
+  4 copies a type, border on, 12x18 in each direction and 10x16 left and right, on fresh
+  seeds drawn anew each run (printed; ``--seed`` repeats a run).
+
+``auto+precedence`` is ``auto`` with the precedence argument of
+:mod:`llkgen.verifier.precedence` tried first (what the verifier would run with it as a stage
+before the move search); against ``auto`` in the same run it shows what the stage would buy.
 
 CPU seconds (``time.process_time``) per call, so a busy machine stretches every engine alike.
 
@@ -25,6 +32,10 @@ CPU seconds (``time.process_time``) per call, so a busy machine stretches every 
     python benchmarks/gravity_pruning_bench.py --sets real --budget 10
     python benchmarks/gravity_pruning_bench.py --sets real --budget 10 --engines auto,auto-python,baseline
     python benchmarks/gravity_pruning_bench.py --sets full --boards 5 --budget 10
+    python benchmarks/gravity_pruning_bench.py --sets open --boards 10 --budget 10 --engines auto,auto+precedence
+
+The budget is wall-clock seconds (``Budget.seconds``): on a loaded machine a board gets less
+CPU than that, and the CPU columns say how much it got.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from llkgen.game.gravity import apply_gravity
 from llkgen.game.referee import replay
 from llkgen.verifier import Budget
 from llkgen.verifier.movesearch import MoveSearch
+from llkgen.verifier.precedence import precedence_cycle
 from llkgen.verifier.verdict import OutOfBudget
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real-boards" / "all.jsonl"
@@ -78,13 +90,14 @@ def real_boards(path: Path) -> list[tuple[str, Board, Rules]]:
     return out
 
 
-def full_boards(seed: int, n: int, gravity: str) -> list[tuple[str, Board, Rules]]:
+def full_boards(seed: int, n: int, gravity: str, rows: int = 10, cols: int = 16) -> list[tuple[str, Board, Rules]]:
     rng = random.Random(seed)
     out = []
     for i in range(n):
-        flat = [1 + k // 4 for k in range(160)]
+        flat = [1 + k // 4 for k in range(rows * cols)]
         rng.shuffle(flat)
-        out.append((f"10x16-{gravity}-{i}", Board(10, 16, tuple(flat)), Rules(border=True, gravity=gravity)))
+        out.append((f"{rows}x{cols}-{gravity}-{i}", Board(rows, cols, tuple(flat)),
+                    Rules(border=True, gravity=gravity)))
     return out
 
 
@@ -101,9 +114,18 @@ def run(engine: str, board: Board, rules: Rules, budget: Budget) -> tuple[str, s
         except OutOfBudget:
             status = "unknown"
         return status, "move-search", search.nodes, time.process_time() - t0
+    if engine == "auto+precedence":
+        if precedence_cycle(board, rules) is not None:
+            return "unsolvable", "precedence", 0, time.process_time() - t0
+        engine = "auto"
     verdict = engine_verdict(board, rules, budget, engine)
     return (str(verdict.status), verdict.stats.get("stage", ""), int(verdict.stats.get("nodes", 0)),
             time.process_time() - t0)
+
+
+def p90(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.9 * (len(xs) - 1))))]
 
 
 def main() -> None:
@@ -114,6 +136,8 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=None, help="node budget as well")
     ap.add_argument("--engines", default="auto,plain,baseline")
     ap.add_argument("--list", action="store_true", help="print each board's result")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of the open sets (default: drawn from the clock, printed)")
     args = ap.parse_args()
     budget = Budget(nodes=args.nodes, seconds=args.budget)
     engines = args.engines.split(",")
@@ -126,10 +150,17 @@ def main() -> None:
         elif name == "full":
             for d in DIRECTIONS:
                 sets[f"10x16-{d}"] = full_boards(20261201, args.boards or 5, d)
+        elif name == "open":
+            seed = args.seed if args.seed is not None else time.time_ns() % 1_000_000_007
+            print(f"open sets: seed {seed}")
+            for k, d in enumerate(DIRECTIONS):
+                sets[f"12x18-{d}"] = full_boards(seed + k, args.boards or 10, d, 12, 18)
+            for k, d in enumerate(("left", "right")):
+                sets[f"10x16-{d}"] = full_boards(seed + 4 + k, args.boards or 15, d)
         else:
             raise SystemExit(f"--sets: unknown set {name!r}")
-    print("| set | engine | boards | solvable | unsolvable | unknown | nodes | CPU s | CPU p50 ms |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| set | engine | boards | solvable | unsolvable | unknown | nodes | CPU s | CPU p50 ms | CPU p90 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, boards in sets.items():
         results: dict[str, list] = {e: [] for e in engines}
         for i, (ident, board, rules) in enumerate(boards):
@@ -144,7 +175,8 @@ def main() -> None:
             counts = {s: sum(1 for r in rs if r[0] == s) for s in ("solvable", "unsolvable", "unknown")}
             print(f"| {name} | {engine} | {len(rs)} | {counts['solvable']} | {counts['unsolvable']} | "
                   f"{counts['unknown']} | {sum(r[2] for r in rs):,} | {sum(r[3] for r in rs):.1f} | "
-                  f"{statistics.median(r[3] for r in rs) * 1000:.1f} |", flush=True)
+                  f"{statistics.median(r[3] for r in rs) * 1000:.1f} | {p90([r[3] for r in rs]) * 1000:.1f} |",
+                  flush=True)
         # The boards some engine proved unsolvable: where the search used to be blind.
         dead = [i for i in range(len(boards)) if any(results[e][i][0] == "unsolvable" for e in engines)]
         if dead:
@@ -153,7 +185,8 @@ def main() -> None:
                 print(f"| {name}, unsolvable ones | {engine} | {len(rs)} | - | "
                       f"{sum(1 for r in rs if r[0] == 'unsolvable')} | {sum(1 for r in rs if r[0] == 'unknown')} | "
                       f"{sum(r[2] for r in rs):,} | {sum(r[3] for r in rs):.1f} | "
-                      f"{statistics.median(r[3] for r in rs) * 1000:.1f} |", flush=True)
+                      f"{statistics.median(r[3] for r in rs) * 1000:.1f} | {p90([r[3] for r in rs]) * 1000:.1f} |",
+                      flush=True)
         for engine in engines:
             stages: dict[str, int] = {}
             for status, stage, *_ in results[engine]:

@@ -79,22 +79,7 @@ def gravity_locked(board: Board, rules: Rules, deadline: float | None = None) ->
         raise ValueError("the gravity lock test needs a settled board: tiles would slide at the first move")
     g, w = grid.g, grid.w
     R, C = grid.R, grid.C
-    # Runs, each a list of padded cells from the gravity side; for gravity none every cell.
-    runs: list[list[int]] = []
-    if rules.gravity == Gravity.NONE:
-        runs = [[p] for p in grid.cells if g[p] != WALL]
-    else:
-        for line in grid.lines:
-            cur: list[int] = []
-            for p in line:
-                if g[p] == WALL:
-                    if cur:
-                        runs.append(cur)
-                    cur = []
-                else:
-                    cur.append(p)
-            if cur:
-                runs.append(cur)
+    runs = grid_runs(grid)
     # Tiles: run, index in it; the run's tiles in order (settled: they fill its first cells).
     tile_run: list[int] = []
     tile_idx: list[int] = []
@@ -156,6 +141,27 @@ def gravity_locked(board: Board, rules: Rules, deadline: float | None = None) ->
         if not added:
             break
     return sorted(grid.cell(tile_cell[x]) for x in range(n) if not gone[x])
+
+
+def grid_runs(grid: Grid) -> list[list[int]]:
+    """The runs of ``grid``'s board, each a list of padded cells from its gravity side (walls
+    cut them); without gravity every non-wall cell is a run of its own."""
+    g = grid.g
+    if grid.gravity == Gravity.NONE:
+        return [[p] for p in grid.cells if g[p] != WALL]
+    runs: list[list[int]] = []
+    for line in grid.lines:
+        cur: list[int] = []
+        for p in line:
+            if g[p] == WALL:
+                if cur:
+                    runs.append(cur)
+                cur = []
+            else:
+                cur.append(p)
+        if cur:
+            runs.append(cur)
+    return runs
 
 
 def _possible(x: int, y: int, gone: list[bool], tile_run: list[int], tile_idx: list[int], below: list[int],
