@@ -593,6 +593,31 @@ def schema_command(name: Optional[str] = typer.Argument(None, metavar="NAME", he
     typer.echo("\n".join(schema_names()) if name is None else schema_text(name), nl=name is None)
 
 
+@app.command()
+def calibrate(
+    pack: str = typer.Argument(..., metavar="PACK", help="The pack the plays were played on (made with grading)."),
+    plays: str = typer.Argument(..., metavar="PLAYS", help="CSV or JSON Lines: level, attempts, clears (or level, "
+                                "cleared per attempt)."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="FILE", help="Write the llkgen.calibration/1 file here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the calibration file's JSON instead of the report."),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds the folds and the bootstrap."),
+) -> None:
+    """Fit how a pack's measured features predict your players' clear rate, and check it on held-out levels.
+
+    Exit 0 when fitted; 1 when the plays cannot support a fit (too few levels or attempts,
+    levels not in the pack), naming them. See docs/calibration.md.
+
+    Example: llkgen calibrate output/ramp.json plays.csv --out ramp.calibration.json
+    """
+    from llkgen.jobs.calibrate import calibrate as fit_plays
+    from llkgen.jobs.calibrate import report_text, write_calibration
+
+    cal = fit_plays(pack, plays, seed)
+    if out is not None:
+        write_calibration(cal, out)
+    typer.echo(json_dumps(cal.to_json()) if as_json else report_text(cal))
+
+
 def main() -> None:
     """The ``llkgen`` console script: runs the Typer app and turns library errors and signals
     into the documented messages and exit codes (:func:`llkgen.console.run_app`)."""
