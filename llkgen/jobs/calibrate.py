@@ -20,6 +20,7 @@ grading), or the fit is refused, naming the levels.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -41,7 +42,7 @@ from llkgen.analysis.calibration import (
     fit,
 )
 from llkgen.files import read_bounded, write_text_atomic
-from llkgen.formats.level import MAX_FILE_BYTES, parse_json, parse_json_line, read_json
+from llkgen.formats.level import MAX_FILE_BYTES, parse_json_line, read_json
 from llkgen.formats.load import load_levels, load_pack
 
 #: At most this many labels are named in one message.
@@ -220,7 +221,7 @@ def calibrate(pack: str, plays: str, seed: int = 0) -> Calibration:
                         "seconds": round(sum(t.seconds for t in tallies.values()), 3),
                         "hints": round(sum(t.hints for t in tallies.values()), 3),
                         "left_out": few}}
-    return Calibration(cal.model, cal.tau2, cal.chosen_by, cal.held_out, cal.levels, cal.attempts, source)
+    return dataclasses.replace(cal, source=source)
 
 
 def _is_pack(path: str) -> bool:
@@ -231,12 +232,6 @@ def _is_pack(path: str) -> bool:
 def write_calibration(cal: Calibration, out: str) -> Path:
     """Write ``cal`` as ``llkgen.calibration/1``, atomically."""
     return write_text_atomic(out, json.dumps(cal.to_json(), indent=1) + "\n")
-
-
-def load_calibration(path: str) -> Calibration:
-    """The calibration file at ``path``; :class:`CalibrationError` or a format error otherwise."""
-    data = read_bounded(path, MAX_FILE_BYTES, "a calibration file", CalibrationError)
-    return Calibration.from_json(parse_json(data, path), path)
 
 
 def _scores_lines(s: Scores) -> list[str]:
@@ -251,7 +246,7 @@ def report_text(cal: Calibration) -> str:
     lines = [f"{cal.levels} levels, {cal.attempts} attempts; {cv['folds']}-fold cross-validation chose "
              f"{cv['chosen']} (log-loss per attempt: "
              + ", ".join(f"{k} {v:.4f}" for k, v in cv["log_loss"].items())
-             + f"); residual sd {math.sqrt(cal.tau2):.3f} on the logit scale",
+             + f"); residual variance {cal.tau2:.3f} + {cal.tau2_slope:.3f} x logit^2",
              "held-out levels (90% bootstrap intervals):"]
     for s in cal.held_out:
         lines += _scores_lines(s)
@@ -264,5 +259,5 @@ def report_text(cal: Calibration) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["read_plays", "match", "calibrate", "write_calibration", "load_calibration", "report_text",
+__all__ = ["read_plays", "match", "calibrate", "write_calibration", "report_text",
            "content_hash", "Tally"]
