@@ -554,6 +554,8 @@ def grade(
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     precision: float = typer.Option(1.5, "--precision", metavar="POINTS", min=0.25, max=50, help=GRADE_SE_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
+    calibration: Optional[str] = typer.Option(None, "--calibration", metavar="FILE",
+                                              help="Also predict your players' clear rate (llkgen calibrate)."),
 ) -> None:
     """Measure levels afresh, as make does, and print each metric with its standard error.
 
@@ -569,7 +571,8 @@ def grade(
 
     deadline, started = deadline_after(budget), time.perf_counter()
     report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
-                          budget=budget, on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
+                          budget=budget, calibration=calibration,
+                          on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
     if as_json:
         typer.echo(json_dumps(report.to_json()))
     elif not quiet:
@@ -599,7 +602,7 @@ def calibrate(
     plays: str = typer.Argument(..., metavar="PLAYS", help="CSV or JSON Lines: level, attempts, clears (or level, "
                                 "cleared per attempt)."),
     out: Optional[str] = typer.Option(None, "--out", metavar="FILE", help="Write the llkgen.calibration/1 file here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the calibration file's JSON instead of the report."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("calibrate")),
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds the folds and the bootstrap."),
 ) -> None:
     """Fit how a pack's measured features predict your players' clear rate, and check it on held-out levels.
