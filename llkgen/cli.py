@@ -608,9 +608,9 @@ def calibrate(
     """Fit how a pack's measured features predict your players' clear rate, and check it on held-out levels.
 
     Exit 0 when fitted; 1 when the plays cannot support a fit (too few levels or attempts,
-    levels not in the pack), naming them. See docs/calibration.md.
+    levels not in the pack), naming them. docs/calibration.md walks from plays to a ramp.
 
-    Example: llkgen calibrate output/ramp.json plays.csv --out ramp.calibration.json
+    Example: llkgen calibrate output/medium.json plays.csv --out medium.calibration.json
     """
     from llkgen.jobs.calibrate import calibrate as fit_plays
     from llkgen.jobs.calibrate import report_text, write_calibration

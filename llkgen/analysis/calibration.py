@@ -642,8 +642,10 @@ class Calibration:
             else:
                 raise ValueError(f"kind must be logistic or isotonic, not {m['kind']!r}")
         except (KeyError, TypeError, ValueError) as e:
+            why = f"no key {e}" if isinstance(e, KeyError) else str(e)
             raise CalibrationError(f"{where}: model: expected a logistic or isotonic model over "
-                                   f"{', '.join(f.name for f in FEATURES)}: {e}") from None
+                                   f"{', '.join(f.name for f in FEATURES)} (llkgen calibrate writes one): "
+                                   f"{why}") from None
         return cls(model, tau2, slope, dict(obj.get("cross_validation") or {}), (), int(obj.get("levels", 0)),
                    int(obj.get("attempts", 0)), {k: obj[k] for k in ("pack", "plays") if k in obj})
 
