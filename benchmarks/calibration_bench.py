@@ -62,16 +62,8 @@ if importlib.util.find_spec("llkgen") is None:  # not installed: use the source 
 
 import numpy as np  # noqa: E402
 
-from llkgen.analysis.calibration import (  # noqa: E402
-    BASELINE,
-    FEATURES,
-    Z90,
-    PlayData,
-    features_of,
-    fit,
-    fit_logistic,
-    spearman,
-)
+from llkgen.analysis.calibration import Z90, fit, spearman  # noqa: E402
+from llkgen.analysis.calibration_models import BASELINE, FEATURES, PlayData, features_of, fit_logistic  # noqa: E402
 from llkgen.game.playout import Pair, Playout  # noqa: E402
 from llkgen.generation.generator import generate_level  # noqa: E402
 from llkgen.generation.spec import load_spec_ref  # noqa: E402

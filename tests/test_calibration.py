@@ -15,20 +15,15 @@ import jsonschema
 import numpy as np
 import pytest
 
-from llkgen.analysis.calibration import (
+from llkgen.analysis.calibration import MIN_LEVELS, Z90, Calibration, CalibrationError, fit, spearman
+from llkgen.analysis.calibration_models import (
     FEATURES,
-    MIN_LEVELS,
-    Z90,
-    Calibration,
-    CalibrationError,
     PlayData,
     empirical_logit,
     features_of,
-    fit,
     fit_isotonic,
     fit_logistic,
     pava,
-    spearman,
 )
 from llkgen.formats.schemas import schema
 

@@ -5,22 +5,24 @@ machines. Given play data (attempts and clears per level), :func:`fit` learns th
 level's features to its players' clear rate, and :class:`Calibration` applies it to any level
 measured the same way (``make``, ``grade``).
 
-Features (:data:`FEATURES`), all read from what ``make`` stores in a level
-(:func:`features_of`): each ladder model's clear rate and the random clear rate, on the logit
-scale (``log((c + 1/2) / (n - c + 1/2))`` of ``c`` clears in ``n`` runs: finite at 0 and at
-every run, with variance ``1/(c + 1/2) + 1/(n - c + 1/2)``), the length (``log pairs``) and the
-starting choice (``log(1 + initial_moves)``). Left out: the ``difficulty`` score (a linear
-function of the clear rates already in) and ``verify_nodes`` (the certifying search's effort,
-which the construction order guides: it says how the verifier fared, not a player).
+Features (:data:`~llkgen.analysis.calibration_models.FEATURES`, read by
+:func:`~llkgen.analysis.calibration_models.features_of` from what ``make`` stores in a level):
+each ladder model's clear rate and the random clear rate, on the logit scale (``log((c + 1/2) /
+(n - c + 1/2))`` of ``c`` clears in ``n`` runs: finite at 0 and at every run, with variance
+``1/(c + 1/2) + 1/(n - c + 1/2)``), the length (``log pairs``) and the starting choice
+(``log(1 + initial_moves)``). Left out: the ``difficulty`` score (a linear function of the
+clear rates already in) and ``verify_nodes`` (the certifying search's effort, which the
+construction order guides: it says how the verifier fared, not a player).
 
-Two models, the one that predicts held-out levels better is kept (k-fold cross-validation on the
-binomial log-likelihood per attempt, :data:`FOLDS` folds):
+Two models (:mod:`llkgen.analysis.calibration_models`); the one that predicts held-out levels
+better is kept (k-fold cross-validation on the binomial log-likelihood per attempt,
+:data:`FOLDS` folds, :func:`choose`):
 
 * ``logistic``: ``clears ~ Binomial(attempts, p)``, ``logit p = b0 + sum b_j z_j`` on the
-  standardised features ``z_j = (x_j - mean_j) / sd_j``, fitted by Newton's method with a ridge
-  penalty ``RIDGE / 2 * |b|^2`` (not on ``b0``): with a few dozen levels and collinear clear
-  rates the plain maximum-likelihood coefficients swing; the penalty keeps them finite when the
-  data separate.
+  standardised features ``z_j = (x_j - mean_j) / sd_j`` that forward selection keeps
+  (:func:`select`), fitted by Newton's method with a ridge penalty ``RIDGE / 2 * |b|^2`` (not
+  on ``b0``): with a few dozen levels and collinear clear rates the plain maximum-likelihood
+  coefficients swing; the penalty keeps them finite when the data separate.
 * ``isotonic``: on the single feature whose one-feature logistic fit cross-validates best, the
   monotone map (pool-adjacent-violators, weighted by attempts, in whichever direction fits
   better) from the feature to the observed clear rate, interpolated linearly between the
@@ -28,13 +30,13 @@ binomial log-likelihood per attempt, :data:`FOLDS` folds):
 
 Error of a prediction (:meth:`Calibration.predict`), on the logit scale, three independent
 parts added in variance: the fit's (``z' S z`` with ``S`` the penalised likelihood's inverse
-Hessian, for the logistic model), the level's measurement (each feature's variance times the
-square of its slope, the delta method) and what the features do not explain (``tau^2``, the
-residual variance between levels, estimated from the cross-validated residuals by the method
-of moments once their sampling, fit and measurement variances are taken out). The interval on
-the clear rate is ``expit(eta +- z se)``: it covers the players' *true* clear rate on a level
-(not the share they cleared in a finite number of attempts) about as often as it says;
-``benchmarks/calibration_bench.py`` measures how often with simulated players.
+Hessian times the Pearson dispersion, for the logistic model), the level's measurement (each
+feature's variance times the square of its slope, the delta method) and what the features do
+not explain (``a + b eta^2``, :func:`residual_variance`, from residuals held out from the whole
+procedure). The interval on the clear rate is ``expit(eta +- z se)``, meant to cover the
+players' *true* clear rate on a level (not the share they cleared in a finite number of
+attempts) 90% of the time. ``benchmarks/calibration_bench.py`` measures it with simulated
+players: 0.77 to 0.83, short of that (docs/calibration.md says why).
 
 Files: :func:`load_calibration` reads a ``llkgen.calibration/1`` file (``make`` and ``grade``
 use it); :mod:`llkgen.jobs.calibrate` reads plays and packs and writes the file that
@@ -44,14 +46,29 @@ use it); :mod:`llkgen.jobs.calibrate` reads plays and packs and writes the file 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-from llkgen.analysis.ladder import MODELS
+from llkgen.analysis.calibration_models import (
+    BASELINE,
+    CLIP,
+    FEATURES,
+    RIDGE,
+    Feature,
+    Isotonic,
+    Logistic,
+    Model,
+    ModelKind,
+    PlayData,
+    Transform,
+    expit,
+    features_of,
+    fit_isotonic,
+    fit_logistic,
+)
 from llkgen.errors import LlkgenError
 from llkgen.files import read_bounded
 from llkgen.formats.level import MAX_FILE_BYTES, parse_json
@@ -67,15 +84,8 @@ MIN_LEVELS = 20
 MIN_ATTEMPTS = 10
 #: Folds of the cross-validation (fewer when there are fewer levels).
 FOLDS = 5
-#: The ridge penalty on the standardised coefficients (a prior sd of 1/sqrt(RIDGE) per
-#: standard deviation of a feature, on the logit scale). Small: it matters only when the data
-#: nearly separate or features are collinear (the clear rates are).
-RIDGE = 1.0
 #: Bootstrap resamples behind every interval of a report.
 BOOTSTRAP = 1000
-#: Levels a rate is clipped to, away from 0 and 1, before taking its logit for an isotonic
-#: prediction (a flat block at 0 would otherwise have an infinite logit).
-CLIP = 1e-3
 #: The interval a report's figures carry and a prediction's interval: 90%, two-sided.
 LEVEL = 0.90
 Z90 = 1.6448536269514722
@@ -85,114 +95,7 @@ class CalibrationError(LlkgenError):
     """Play data that cannot support a fit, or a calibration file that cannot be used."""
 
 
-class Transform(StrEnum):
-    """How a feature's stored value becomes the number the fit sees."""
-
-    #: A clear rate measured in ``runs`` playthroughs: the empirical logit (module docstring).
-    LOGIT = "logit"
-    #: A count >= 1: its natural log.
-    LOG = "log"
-    #: A count >= 0: ``log(1 + x)``.
-    LOG1P = "log1p"
-
-
-class ModelKind(StrEnum):
-    """The fitted map from features to a clear rate."""
-
-    #: A ridge-penalised logistic regression on every feature.
-    LOGISTIC = "logistic"
-    #: A monotone map of one feature (pool-adjacent-violators).
-    ISOTONIC = "isotonic"
-
-
-@dataclass(frozen=True)
-class Feature:
-    """One input of the fit: its name (a key of :func:`features_of`) and transform."""
-
-    name: str
-    transform: Transform
-
-
-#: The features, in the order a calibration file lists them.
-FEATURES: tuple[Feature, ...] = (
-    *(Feature(f"clear_rate.{m}", Transform.LOGIT) for m in MODELS),
-    Feature("random_clear_rate", Transform.LOGIT),
-    Feature("pairs", Transform.LOG),
-    Feature("initial_moves", Transform.LOG1P),
-)
-#: The feature the baseline uses alone.
-BASELINE = "random_clear_rate"
-
-
-def empirical_logit(cleared: float, runs: float) -> tuple[float, float]:
-    """``(log((c + 1/2) / (n - c + 1/2)), its variance 1/(c + 1/2) + 1/(n - c + 1/2))``."""
-    a, b = cleared + 0.5, runs - cleared + 0.5
-    return math.log(a / b), 1.0 / a + 1.0 / b
-
-
-def features_of(metrics: Mapping, players: Mapping | None) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(values, variances)`` of :data:`FEATURES`, transformed, from a level's ``metrics`` and
-    ``players`` objects (as ``make`` writes them), or ``None`` when any is missing (a level made
-    with grading disabled, or without a random clear rate)."""
-    rates = (players or {}).get("clear_rates") or {}
-    values, variances = [], []
-    for f in FEATURES:
-        if f.name.startswith("clear_rate."):
-            r = rates.get(f.name.removeprefix("clear_rate."))
-            if not isinstance(r, Mapping) or not _number(r.get("rate")) or not _number(r.get("runs")):
-                return None
-            runs = float(r["runs"])
-            if runs < 1:
-                return None
-            v, var = empirical_logit(round(r["rate"] * runs), runs)
-        elif f.name == "random_clear_rate":
-            rate, runs = metrics.get("random_clear_rate"), metrics.get("random_clear_runs", 32)
-            if not _number(rate) or not _number(runs) or runs < 1:
-                return None
-            v, var = empirical_logit(round(rate * runs), runs)
-        else:
-            raw: Any = metrics.get(f.name)
-            if not _number(raw):
-                return None
-            x = float(raw)
-            if x < (1 if f.transform is Transform.LOG else 0):
-                return None
-            v, var = (math.log(x) if f.transform is Transform.LOG else math.log1p(x)), 0.0
-        values.append(v)
-        variances.append(var)
-    return np.array(values), np.array(variances)
-
-
-def _number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
 # -- the data ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PlayData:
-    """Levels with their players' attempts and clears and their features: row ``i`` of ``x``
-    (transformed, :data:`FEATURES` order) and ``var`` (their measurement variances) belongs to
-    ``labels[i]``."""
-
-    labels: tuple[str, ...]
-    attempts: np.ndarray
-    clears: np.ndarray
-    x: np.ndarray
-    var: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    def take(self, idx: np.ndarray) -> "PlayData":
-        return PlayData(tuple(self.labels[i] for i in idx), self.attempts[idx], self.clears[idx],
-                        self.x[idx], self.var[idx])
-
-    @property
-    def observed(self) -> np.ndarray:
-        return self.clears / self.attempts
-
-
 def check_data(data: PlayData) -> None:
     """Raise :class:`CalibrationError` when ``data`` cannot support a fit: fewer than
     :data:`MIN_LEVELS` levels, or players who cleared every level every time, or never."""
@@ -204,144 +107,6 @@ def check_data(data: PlayData) -> None:
     if cleared == 0 or cleared == total:
         raise CalibrationError(f"plays: the players {'never' if cleared == 0 else 'always'} cleared a level "
                                f"({cleared} clears in {total} attempts): there is no clear rate to predict")
-
-
-# -- the models -------------------------------------------------------------------------------
-
-def _expit(eta: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(eta, -30, 30)))
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, CLIP, 1 - CLIP)
-    return np.log(p / (1 - p))
-
-
-@dataclass(frozen=True)
-class Logistic:
-    """``logit p = intercept + coef . (x - mean) / sd``; ``cov`` is the covariance of
-    ``(intercept, coef)`` (the penalised likelihood's inverse Hessian)."""
-
-    columns: tuple[int, ...]
-    mean: np.ndarray
-    sd: np.ndarray
-    intercept: float
-    coef: np.ndarray
-    cov: np.ndarray
-
-    def design(self, x: np.ndarray) -> np.ndarray:
-        z = (x[:, self.columns] - self.mean) / self.sd
-        return np.column_stack([np.ones(len(x)), z])
-
-    def eta(self, x: np.ndarray) -> np.ndarray:
-        return self.design(x) @ np.concatenate([[self.intercept], self.coef])
-
-    def fit_var(self, x: np.ndarray) -> np.ndarray:
-        """The variance of ``eta`` from the coefficients' error, per row."""
-        d = self.design(x)
-        return np.einsum("ij,jk,ik->i", d, self.cov, d)
-
-    def slopes(self) -> np.ndarray:
-        """d eta / d x for every feature (0 for those not used)."""
-        out = np.zeros(len(FEATURES))
-        out[list(self.columns)] = self.coef / self.sd
-        return out
-
-
-def fit_logistic(data: PlayData, columns: Sequence[int], ridge: float = RIDGE) -> Logistic:
-    """The ridge-penalised maximum-likelihood logistic fit (module docstring) on ``columns`` of
-    the features, by Newton's method (the penalised log-likelihood is strictly concave, so it
-    converges from zero)."""
-    cols = tuple(columns)
-    xs = data.x[:, cols]
-    mean = xs.mean(axis=0)
-    sd = xs.std(axis=0)
-    sd = np.where(sd > 1e-9, sd, 1.0)  # a constant feature (one board size) gets coefficient 0
-    d = np.column_stack([np.ones(len(xs)), (xs - mean) / sd])
-    n, y = data.attempts.astype(float), data.clears.astype(float)
-    pen = np.full(d.shape[1], ridge)
-    pen[0] = 0.0
-    beta = np.zeros(d.shape[1])
-    beta[0] = math.log((y.sum() + 0.5) / (n.sum() - y.sum() + 0.5))
-    for _ in range(100):
-        p = _expit(d @ beta)
-        grad = d.T @ (y - n * p) - pen * beta
-        hess = (d * (n * p * (1 - p))[:, None]).T @ d + np.diag(pen) + 1e-9 * np.eye(len(beta))
-        step = np.linalg.solve(hess, grad)
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-9:
-            break
-    p = _expit(d @ beta)
-    hess = (d * (n * p * (1 - p))[:, None]).T @ d + np.diag(pen) + 1e-9 * np.eye(len(beta))
-    # Quasi-binomial: levels differ by more than their attempts' binomial noise (tau^2), so the
-    # coefficients are less certain than the binomial Hessian says, by the Pearson dispersion.
-    # Without it the fit's error was 10-20 times too small at 200 attempts a level.
-    pearson = float(np.sum((y - n * p) ** 2 / np.maximum(n * p * (1 - p), 1e-12)))
-    dispersion = max(1.0, pearson / max(1, len(y) - d.shape[1]))
-    return Logistic(cols, mean, sd, float(beta[0]), beta[1:].copy(), dispersion * np.linalg.inv(hess))
-
-
-@dataclass(frozen=True)
-class Isotonic:
-    """A monotone map of feature ``column``: clear rate ``np.interp(x, knots, rates)``."""
-
-    column: int
-    knots: np.ndarray
-    rates: np.ndarray
-
-    def rate(self, x: np.ndarray) -> np.ndarray:
-        return np.interp(x[:, self.column], self.knots, self.rates)
-
-    def eta(self, x: np.ndarray) -> np.ndarray:
-        return _logit(self.rate(x))
-
-    def fit_var(self, x: np.ndarray) -> np.ndarray:
-        return np.zeros(len(x))  # in tau^2: the cross-validated residuals carry it
-
-    def slopes_at(self, x: np.ndarray) -> np.ndarray:
-        """d eta / d x per row and feature, by central differences of one feature sd."""
-        out = np.zeros(x.shape)
-        h = max(float(np.std(self.knots)) * 0.05, 1e-6)
-        up, down = x.copy(), x.copy()
-        up[:, self.column] += h
-        down[:, self.column] -= h
-        out[:, self.column] = (self.eta(up) - self.eta(down)) / (2 * h)
-        return out
-
-
-def pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The non-decreasing sequence closest to ``y`` in ``w``-weighted least squares
-    (pool-adjacent-violators)."""
-    blocks: list[list[float]] = []  # [weighted mean, weight, length]
-    for yi, wi in zip(y, w):
-        blocks.append([float(yi), float(wi), 1])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            m2, w2, n2 = blocks.pop()
-            m1, w1, n1 = blocks.pop()
-            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
-    return np.concatenate([np.full(int(n), m) for m, _, n in blocks])
-
-
-def fit_isotonic(data: PlayData, column: int) -> Isotonic:
-    """The monotone map of ``column`` to the observed clear rate, increasing or decreasing,
-    whichever leaves the smaller weighted squared error."""
-    x = data.x[:, column]
-    order = np.argsort(x, kind="stable")
-    xs, ys, ws = x[order], data.observed[order], data.attempts[order].astype(float)
-    best: tuple[float, np.ndarray] | None = None
-    for sign in (1.0, -1.0):
-        fitted = sign * pava(sign * ys, ws)
-        sse = float(np.sum(ws * (fitted - ys) ** 2))
-        if best is None or sse < best[0]:
-            best = (sse, fitted)
-    assert best is not None
-    # Equal x values must map to one rate: average the fitted rates of ties (still monotone).
-    knots, inverse = np.unique(xs, return_inverse=True)
-    rates = np.bincount(inverse, weights=best[1] * ws) / np.bincount(inverse, weights=ws)
-    return Isotonic(column, knots, rates)
-
-
-Model = Logistic | Isotonic
 
 
 # -- cross-validation --------------------------------------------------------------------------
@@ -370,7 +135,7 @@ class HeldOut:
 
     @property
     def rate(self) -> np.ndarray:
-        return _expit(self.eta)
+        return expit(self.eta)
 
 
 def _meas_var(model: Model, x: np.ndarray, var: np.ndarray) -> np.ndarray:
@@ -651,7 +416,7 @@ class Calibration:
 
 
 def _expit1(eta: float) -> float:
-    return float(_expit(np.array(eta)))
+    return float(expit(np.array(eta)))
 
 
 def load_calibration(path: str) -> Calibration:
@@ -759,9 +524,7 @@ def fit(data: PlayData, seed: int = 0, folds_k: int = FOLDS, boot: int = BOOTSTR
     return Calibration(chosen.fit(data), tau2, slope, record, scores, len(data), int(data.attempts.sum()))
 
 
-__all__ = ["CALIBRATION_FORMAT", "MIN_LEVELS", "MIN_ATTEMPTS", "FOLDS", "RIDGE", "BOOTSTRAP", "LEVEL", "Z90",
-           "FEATURES", "BASELINE", "CalibrationError", "Transform", "ModelKind", "Feature", "PlayData",
-           "Prediction", "Calibration", "Scores", "Figure", "Decile", "Logistic", "Isotonic", "features_of",
-           "empirical_logit", "check_data", "fit", "load_calibration", "select", "choose", "Choice", "fit_logistic",
-           "fit_isotonic", "pava", "spearman", "cross_validate", "residual_variance", "log_loss", "folds",
-           "score"]
+__all__ = ["CALIBRATION_FORMAT", "MIN_LEVELS", "MIN_ATTEMPTS", "FOLDS", "BOOTSTRAP", "LEVEL", "Z90",
+           "CalibrationError", "Prediction", "Calibration", "Scores", "Figure", "Decile", "HeldOut", "Choice",
+           "check_data", "fit", "load_calibration", "select", "choose", "spearman", "cross_validate",
+           "residual_variance", "log_loss", "folds", "score"]

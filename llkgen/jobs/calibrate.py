@@ -31,16 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from llkgen.analysis.calibration import (
-    MIN_ATTEMPTS,
-    MIN_LEVELS,
-    Calibration,
-    CalibrationError,
-    PlayData,
-    Scores,
-    features_of,
-    fit,
-)
+from llkgen.analysis.calibration import MIN_ATTEMPTS, MIN_LEVELS, Calibration, CalibrationError, Scores, fit
+from llkgen.analysis.calibration_models import PlayData, features_of
 from llkgen.files import read_bounded, write_text_atomic
 from llkgen.formats.level import MAX_FILE_BYTES, parse_json_line, read_json
 from llkgen.formats.load import load_levels, load_pack
