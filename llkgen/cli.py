@@ -584,6 +584,8 @@ def grade(
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     precision: float = typer.Option(1.5, "--precision", metavar="POINTS", min=0.25, max=50, help=GRADE_SE_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
+    calibration: Optional[str] = typer.Option(None, "--calibration", metavar="FILE",
+                                              help="Also predict your players' clear rate (llkgen calibrate)."),
 ) -> None:
     """Measure levels afresh, as make does, and print each metric with its standard error.
 
@@ -599,7 +601,8 @@ def grade(
 
     deadline, started = deadline_after(budget), time.perf_counter()
     report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
-                          budget=budget, on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
+                          budget=budget, calibration=calibration,
+                          on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
     if as_json:
         typer.echo(json_dumps(report.to_json()))
     elif not quiet:
@@ -621,6 +624,31 @@ def schema_command(name: Optional[str] = typer.Argument(None, metavar="NAME", he
     if name is not None and name not in schema_names():
         raise typer.BadParameter(f"expected one of {', '.join(schema_names())}, found {name!r}", param_hint="NAME")
     typer.echo("\n".join(schema_names()) if name is None else schema_text(name), nl=name is None)
+
+
+@app.command()
+def calibrate(
+    pack: str = typer.Argument(..., metavar="PACK", help="The pack the plays were played on (made with grading)."),
+    plays: str = typer.Argument(..., metavar="PLAYS", help="CSV or JSON Lines: level, attempts, clears (or level, "
+                                "cleared per attempt)."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="FILE", help="Write the llkgen.calibration/1 file here."),
+    as_json: bool = typer.Option(False, "--json", help=json_help("calibrate")),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds the folds and the bootstrap."),
+) -> None:
+    """Fit how a pack's measured features predict your players' clear rate, and check it on held-out levels.
+
+    Exit 0 when fitted; 1 when the plays cannot support a fit (too few levels or attempts,
+    levels not in the pack), naming them. docs/calibration.md walks from plays to a ramp.
+
+    Example: llkgen calibrate output/medium.json plays.csv --out medium.calibration.json
+    """
+    from llkgen.jobs.calibrate import calibrate as fit_plays
+    from llkgen.jobs.calibrate import report_text, write_calibration
+
+    cal = fit_plays(pack, plays, seed)
+    if out is not None:
+        write_calibration(cal, out)
+    typer.echo(json_dumps(cal.to_json()) if as_json else report_text(cal))
 
 
 # Every example runs as printed, on a terminal of any width (tests/test_cli_help.py).

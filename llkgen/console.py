@@ -242,6 +242,7 @@ COMMAND_OUTPUTS: dict[str, tuple[str, ...]] = {
     "merge": ("merge-report",),
     "verify": ("verify-report",),
     "grade": ("grade-report",),
+    "calibrate": ("calibration",),
 }
 
 

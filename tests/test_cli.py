@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from plays import simulated_plays
 
 from cli_runner import run_cli_in_process
 
@@ -434,10 +435,12 @@ def help_examples() -> dict[str, str]:
 
 # The order a new user meets them in: each example may use what the ones before it wrote.
 EXAMPLE_ORDER = ["init", "make", "verify", "grade", "view", "render", "show", "moves", "solve", "hint",
-                 "reshuffle", "replay", "merge", "schema"]
-#: What merge's help tells the reader to run before its example (the shards it merges).
+                 "reshuffle", "replay", "merge", "schema", "calibrate"]
+#: What merge's help tells the reader to run before its example (the shards it merges), and
+#: calibrate's pack (its plays are the studio's: simulated here, tests/plays.py).
 BEFORE_EXAMPLE = {"merge": [["make", "--config", "easy", "--shard", "0/2", "-q"],
-                            ["make", "--config", "easy", "--shard", "1/2", "-q"]]}
+                            ["make", "--config", "easy", "--shard", "1/2", "-q"]],
+                  "calibrate": [["make", "--config", "medium", "--count", "24", "-q"]]}
 
 
 def test_every_command_help_shows_its_example(cli):
@@ -458,6 +461,8 @@ def test_help_examples_run_as_printed_in_an_empty_directory(tmp_path):
             assert _run(argv, tmp_path).returncode == 0, argv
         if name == "merge":
             made = (tmp_path / "output" / "easy.json").read_bytes()
+        if name == "calibrate":
+            simulated_plays(tmp_path / "output" / "medium.json", tmp_path / "plays.csv")
         r = _run(shlex.split(examples[name])[1:], tmp_path)
         assert r.returncode == 0, (examples[name], r.stdout, r.stderr)
     assert (tmp_path / "my-levels.yaml").is_file() and (tmp_path / "output" / "easy.html").is_file()
@@ -479,6 +484,7 @@ SHARED_FLAGS = {
     "merge": {"--json", "--budget", "-q"},
     "verify": {"--json", "--nodes", "--budget", "-q"},
     "grade": {"--json", "--budget", "-q"},
+    "calibrate": {"--json"},
 }
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from plays import calibration_fixture
 from typer.main import get_command
 
 import llkgen
@@ -81,6 +82,7 @@ def work(tmp_path_factory) -> Path:
     for k in (0, 1):
         part = Shard.parse(f"{k}/2")
         make_pack(spec.with_overrides(out=d / f"tiny.shard-{k}-of-2.jsonl"), jobs=1, shard=part)
+    calibration_fixture(d)  # cal.json and plays.csv
     return d
 
 
@@ -121,6 +123,7 @@ CASES: dict[str, tuple[list[str], int]] = {
     "verify-out-of-time": (["verify", "tiny.json", "--budget", "0", "--json"], 4),
     "grade": (["grade", "tiny.json#tiny-1", "--jobs", "1", "--json"], 0),
     "grade-out-of-time": (["grade", "tiny.json", "--budget", "0", "--json"], 4),
+    "calibrate": (["calibrate", "cal.json", "plays.csv", "--json"], 0),
 }
 
 

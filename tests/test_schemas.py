@@ -73,7 +73,7 @@ def body(name: str) -> dict:
 
 
 NAMES = ("level", "level-flat", "pack", "pack-files", "packdir", "spec", "vocabulary", "moves", "move-labels", "hint",
-         "reshuffle", "replay", "solve", "make-report", "merge-report", "verify-report", "grade-report")
+         "reshuffle", "replay", "solve", "make-report", "merge-report", "verify-report", "grade-report", "calibration")
 ALL = ", ".join(NAMES)
 
 

@@ -385,8 +385,8 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
      "difficulty.tier"),
     ("tier-list-unknown", {"difficulty.tier": ["random", "pro"]}, "difficulty.tier[1]: expected a tier",
      "difficulty.tier"),
-    ("clear-rate-list", {"difficulty.clear_rate": [0.5, 1]}, "difficulty.clear_rate: expected a mapping",
-     "difficulty.clear_rate"),
+    ("clear-rate-list", {"difficulty.clear_rate": [0.5, 1]}, "difficulty.clear_rate: a [min, max] window is on the "
+     "players' predicted clear rate and needs difficulty.calibration", "difficulty.clear_rate"),
     ("clear-rate-unknown-model", {"difficulty.clear_rate": {"carefull": [0, 1]}}, 'did you mean "careful"?',
      "difficulty.clear_rate"),
     ("clear-rate-above-1", {"difficulty.clear_rate": {"careful": [0.2, 1.2]}},
@@ -657,7 +657,8 @@ def test_the_scalars_are_the_readers(reader_calls):
 
 def test_the_windows_tiers_and_models_are_the_readers():
     difficulty = SCHEMA["properties"]["difficulty"]["properties"]
-    assert {k for k, v in difficulty.items() if "array" in types_of(v)} == {*reader.METRICS, "score"}
+    # clear_rate is a window too: on the predicted clear rate, beside a calibration
+    assert {k for k, v in difficulty.items() if "array" in types_of(v)} == {*reader.METRICS, "score", "clear_rate"}
     assert list(difficulty["clear_rate"]["properties"]) == list(MODELS)
     one, many, _ = difficulty["tier"]["anyOf"]
     tier_ramp = SCHEMA["properties"]["ramp"]["allOf"][2]

@@ -37,8 +37,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from llkgen.analysis.calibration import Calibration, Prediction
 from llkgen.analysis.difficulty import MAX_RUNS, PRECISION, Difficulty, measure
 from llkgen.analysis.estimate import Estimate, standard_error
+from llkgen.analysis.ladder import Profile, profile
 from llkgen.formats.level import Level
 from llkgen.game.playout import Playout
 
@@ -97,6 +99,9 @@ class LevelAudit:
     initial_moves: int
     difficulty: Difficulty
     stored: dict = field(default_factory=dict)
+    #: The players' clear rate a calibration predicts from the fresh clear rates and the
+    #: level's stored metrics (``None`` without a calibration, or when the level lacks one).
+    predicted: Prediction | None = None
 
     @property
     def complete(self) -> bool:
@@ -134,6 +139,11 @@ class LevelAudit:
         return None if d is None else d.moved
 
     @property
+    def profile(self) -> Profile:
+        """The clear rates in the ladder's order of strength, and where they break it."""
+        return profile({m: e.rate for m, e in self.difficulty.rates.items()})
+
+    @property
     def tier_changed(self) -> bool | None:
         old = self.stored.get("tier")
         return None if not isinstance(old, str) else old != self.tier
@@ -148,6 +158,8 @@ class LevelAudit:
             "random_clear_rate": self.random_clear_rate.to_json(),
             "players": d.players_json(),
             "tier": self.tier,
+            "profile": self.profile.to_json(),
+            **({} if self.predicted is None else {"predicted_clear_rate": self.predicted.to_json()}),
             "stored": self.stored,
             "drift": {k: v.to_json() for k, v in self.drift.items()},
         }
@@ -160,10 +172,13 @@ def _make_rate_se(rate: float, runs: int) -> float:
 
 
 def regrade(level: Level, seed: int, *, precision: float = PRECISION, max_runs: int = MAX_RUNS,
-            deadline: float | None = None, label: str | None = None, index: int = 0) -> LevelAudit:
+            deadline: float | None = None, label: str | None = None, index: int = 0,
+            calibration: Calibration | None = None) -> LevelAudit:
     """Measure ``level`` afresh (see the module docstring): a pure function of ``(level,
     seed, precision, max_runs)`` and of ``index`` for a level without an id, unless
-    ``deadline`` stops it early. ``label`` names the level in reports (default: its id)."""
+    ``deadline`` stops it early. ``label`` names the level in reports (default: its id). With
+    a ``calibration``, the audit carries its prediction from the fresh clear rates and the
+    level's stored random clear rate, initial moves and length."""
     board, rules = level.board, level.rules
     key = level.id if level.id is not None else str(index)
     lseed = audit_seed(seed, key)
@@ -175,5 +190,12 @@ def regrade(level: Level, seed: int, *, precision: float = PRECISION, max_runs: 
     players = level.extra.get("players")
     if isinstance(players, dict) and isinstance(players.get("tier"), str):
         stored["tier"] = players["tier"]
+    predicted = None
+    if calibration is not None:
+        known = {k: metrics[k] for k in ("random_clear_rate", "random_clear_runs") if isinstance(metrics, dict)
+                 and k in metrics}
+        predicted = calibration.predict(known | {"pairs": board.tile_count // 2, "initial_moves": len(play.links)},
+                                        d.players_json())
     return LevelAudit(label=label if label is not None else key, id=level.id, index=index, seed=lseed,
-                      pairs=board.tile_count // 2, initial_moves=len(play.links), difficulty=d, stored=stored)
+                      pairs=board.tile_count // 2, initial_moves=len(play.links), difficulty=d, stored=stored,
+                      predicted=predicted)

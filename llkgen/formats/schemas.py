@@ -36,7 +36,7 @@ FILE_SCHEMAS = ("level", "level-flat", "pack", "pack-files", "packdir", "spec")
 #: The schemas of what the commands print with ``--json``, named after the kind of their
 #: ``format`` (``llkgen.<kind>/<n>``).
 OUTPUT_SCHEMAS = ("moves", "move-labels", "hint", "reshuffle", "replay", "solve", "make-report", "merge-report",
-                  "verify-report", "grade-report")
+                  "verify-report", "grade-report", "calibration")
 #: The shapes every document shares, which the other schemas copy.
 VOCABULARY = "vocabulary"
 #: Every shipped schema, in the order ``llkgen schema`` lists them.

@@ -57,6 +57,7 @@ from typing import Callable
 
 import numpy as np
 
+from llkgen.analysis.calibration import Prediction
 from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, SETTLED_SE, TIERS, Difficulty, measure
 from llkgen.analysis.metrics import clear_rate_within, initial_moves, verify_nodes
 from llkgen.errors import GenerationError
@@ -66,6 +67,7 @@ from llkgen.game.construct import play_forward
 from llkgen.game.playout import Playout
 from llkgen.game.referee import replay
 from llkgen.generation.spec import Spec
+from llkgen.generation.spec_model import RAMP_PREDICTED
 from llkgen.verifier import SOLVABLE, UNKNOWN, Budget, Verdict, verify
 
 #: Exported seeds stay below 2**53 so that JavaScript game code reads them exactly.
@@ -240,6 +242,8 @@ class _Attempts:
         #: Each targeted model's clear-rate precision, so its window is judged at that error.
         self.rate_se = {k.removeprefix("clear_rate."): spec.grading.rate_precision
                         for k in self.targets if k.startswith("clear_rate.")}
+        #: The calibration whose predicted clear rate every level records (and a window may judge).
+        self.calibration = spec.difficulty.model
         self.nodes = spec.verify.nodes
         self.budget = Budget(nodes=self.nodes)
         self.tally = _Tally()
@@ -360,6 +364,8 @@ class _Attempts:
         the fresh numbers are kept, if they meet it too (see the module docstring)."""
         if not self.spec.grading.enabled:
             return None
+        if self.calibration is not None and "random_clear_rate" not in self.candidate.metrics:
+            self._clear_rate()  # a feature of the prediction; with no target on it, it rejects nothing
         first = self._measure(FIRST_STREAM)
         rejected = self._judge(first)
         if rejected or not self.graded:
@@ -382,6 +388,17 @@ class _Attempts:
         c = self.candidate
         c.difficulty = d
         c.metrics.update(d.metrics())
+        p = self._predict(d)
+        if p is not None:
+            c.metrics["predicted_clear_rate"] = round(p.rate, 4)
+            c.metrics["predicted_clear_rate_se"] = round(p.se, 4)
+
+    def _predict(self, d: Difficulty) -> Prediction | None:
+        """The calibration's prediction from ``d`` and the candidate's metrics, if there is one."""
+        if self.calibration is None:
+            return None
+        c = self.candidate
+        return self.calibration.predict(c.metrics | {"pairs": c.board.tile_count // 2}, d.players_json())
 
     def _judge(self, d: Difficulty, guard: float = 0.0) -> str | None:
         """Why ``d`` misses a target (counted in the tally), or ``None``. With a ``guard``, a
@@ -401,6 +418,14 @@ class _Attempts:
             if rate is not None and not r.contains(rate.rate, guard * rate.se):
                 self.tally.reject(key)
                 return key
+        predicted = self.targets.get(RAMP_PREDICTED)
+        if predicted is not None:
+            # The guard is in the measurement's error alone: a re-measurement moves only that
+            # part; the fit's and the residual's are the same for every candidate.
+            p = self._predict(d)
+            if p is None or not predicted.contains(p.rate, guard * p.rate_measurement_se):
+                self.tally.reject(RAMP_PREDICTED)
+                return RAMP_PREDICTED
         return None
 
 

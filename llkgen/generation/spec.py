@@ -45,6 +45,7 @@ from llkgen.generation.spec_model import (
     MAX_COUNT,
     MAX_SEED,
     METRICS,
+    RAMP_PREDICTED,
     RAMP_SCORE,
     RAMP_TIER,
     STRATEGIES,
@@ -310,6 +311,9 @@ def spec_from_dict(data: Any, source: str = "<dict>", *, _index: KeyIndex | None
     if ramp is not None and ramp.over.startswith("clear_rate.") and ramp.over[11:] in dict(difficulty.clear_rate):
         ck.fail_at(("ramp",), f"ramp: expected either a ramp over {ramp.over} or difficulty.{ramp.over}, "
                    "found both: the ramp sets each level's window")
+    if ramp is not None and ramp.over == RAMP_PREDICTED and difficulty.predicted is not None:
+        ck.fail_at(("ramp",), "ramp: expected either a ramp over predicted_clear_rate or a difficulty.clear_rate "
+                   "window, found both: the ramp sets each level's window")
     check_measurable(ck, difficulty, grading, ramp)
     export = _check_export(ck, m.get("export"), name, count)
     return Spec(

@@ -33,6 +33,7 @@ __all__ = [
     "RampSpec",
     "RAMP_SCORE",
     "RAMP_TIER",
+    "RAMP_PREDICTED",
     "Spec",
     "TilesSpec",
     "VerifySpec",
@@ -128,15 +129,26 @@ class DifficultySpec:
     score: MetricRange | None = None
     tier: tuple[str, ...] | None = None
     clear_rate: tuple[tuple[str, MetricRange], ...] = ()
+    #: A ``llkgen.calibration/1`` file, as the spec names it (spec key ``calibration``): every
+    #: level then records its players' predicted clear rate.
+    calibration: str | None = None
+    #: The window on the predicted clear rate (spec key ``clear_rate: [min, max]`` beside
+    #: ``calibration``).
+    predicted: MetricRange | None = None
+    #: The calibration the file holds (:class:`llkgen.analysis.calibration.Calibration`),
+    #: loaded when the spec is checked; not part of the spec's value.
+    model: Any = field(default=None, compare=False, repr=False)
 
     def targets(self) -> dict[str, MetricRange]:
         """The constrained metrics, in :data:`METRICS` order, then ``difficulty`` (the score),
-        then ``clear_rate.<model>`` for each model's window."""
+        then ``clear_rate.<model>`` for each model's window, then ``predicted_clear_rate``."""
         out = {m: r for m in METRICS if (r := getattr(self, m)) is not None}
         if self.score is not None:
             out["difficulty"] = self.score
         for model, r in self.clear_rate:
             out[f"clear_rate.{model}"] = r
+        if self.predicted is not None:
+            out[RAMP_PREDICTED] = self.predicted
         return out
 
     def accepts(self, metrics: Mapping[str, float]) -> bool:
@@ -160,6 +172,8 @@ class GradingSpec:
 #: What a ramp can run over: the score, a tier, or one model's clear rate (``clear_rate.<model>``).
 RAMP_SCORE = "score"
 RAMP_TIER = "tier"
+#: The players' clear rate a calibration predicts (needs ``difficulty.calibration``).
+RAMP_PREDICTED = "predicted_clear_rate"
 
 
 @dataclass(frozen=True)
@@ -191,7 +205,8 @@ def asks_ladder(difficulty: DifficultySpec, ramp: RampSpec | None) -> bool:
     """Whether ``difficulty`` or ``ramp`` sets a target the player ladder measures: a score
     window, tiers, a clear-rate window, or a ramp."""
     d = difficulty
-    return ramp is not None or d.score is not None or d.tier is not None or bool(d.clear_rate)
+    return (ramp is not None or d.score is not None or d.tier is not None or bool(d.clear_rate)
+            or d.predicted is not None)
 
 
 @dataclass(frozen=True)
@@ -327,6 +342,11 @@ class Spec:
             difficulty["tier"] = list(self.difficulty.tier)
         if self.difficulty.clear_rate:
             difficulty["clear_rate"] = {m: r.to_list() for m, r in self.difficulty.clear_rate}
+        difficulty.pop(RAMP_PREDICTED, None)
+        if self.difficulty.calibration is not None:
+            difficulty["calibration"] = self.difficulty.calibration
+        if self.difficulty.predicted is not None:
+            difficulty["clear_rate"] = self.difficulty.predicted.to_list()
         extra: dict[str, Any] = {}
         if self.ramp is not None:
             extra["ramp"] = self.ramp_dict()

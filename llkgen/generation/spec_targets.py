@@ -8,10 +8,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from llkgen.analysis.calibration import Calibration, load_calibration
 from llkgen.analysis.ladder import BATCH, MODELS, TIERS
+from llkgen.errors import LlkgenError
 from llkgen.generation.checker import Checker, check_range
 from llkgen.generation.spec_model import (
     METRICS,
+    RAMP_PREDICTED,
     RAMP_SCORE,
     RAMP_TIER,
     DifficultySpec,
@@ -63,13 +66,38 @@ def _check_clear_rates(ck: Checker, m: dict, path: KeyPath) -> tuple[tuple[str, 
     return tuple(out)
 
 
+def _check_calibration(ck: Checker, m: dict, path: KeyPath) -> tuple[str | None, Calibration | None]:
+    """``calibration``: the path of a ``llkgen.calibration/1`` file, read now, so that a bad
+    file is reported with the spec."""
+    raw = m.get("calibration")
+    if raw is None:
+        return None, None
+    if not isinstance(raw, str) or not raw:
+        ck.expected(path + ("calibration",), "the path of a calibration file (llkgen calibrate writes one)", raw)
+    try:
+        return raw, load_calibration(raw)
+    except LlkgenError as e:
+        ck.fail_at(path + ("calibration",), f"difficulty.calibration: {e}")
+
+
 def check_difficulty(ck: Checker, value: Any) -> DifficultySpec:
     path = ("difficulty",)
-    m = ck.section(value, path, METRICS + ("score", "playthroughs", "tier", "clear_rate"))
+    m = ck.section(value, path, METRICS + ("score", "playthroughs", "tier", "clear_rate", "calibration"))
     ranges = {metric: check_range(ck, m, path, metric) for metric in METRICS + ("score",)}
     playthroughs = ck.integer(m, path, "playthroughs", 1, MAX_PLAYTHROUGHS, default=32)
+    calibration, model = _check_calibration(ck, m, path)
+    predicted = None
+    if isinstance(m.get("clear_rate"), list):  # a window on the predicted clear rate
+        if calibration is None:
+            ck.fail_at(path + ("clear_rate",), "difficulty.clear_rate: a [min, max] window is on the players' "
+                       "predicted clear rate and needs difficulty.calibration; windows on model players' clear "
+                       "rates are {model: [min, max]}")
+        predicted = check_range(ck, m, path, "clear_rate", top=1)
+        rates: tuple[tuple[str, MetricRange], ...] = ()
+    else:
+        rates = _check_clear_rates(ck, m, path)
     return DifficultySpec(**ranges, playthroughs=playthroughs, tier=_check_tiers(ck, m, path),
-                          clear_rate=_check_clear_rates(ck, m, path))
+                          clear_rate=rates, calibration=calibration, predicted=predicted, model=model)
 
 
 #: Keys of the exact grading the player ladder replaced, and what to write instead.
@@ -99,7 +127,7 @@ def check_ramp(ck: Checker, value: Any) -> RampSpec | None:
         return None
     path = ("ramp",)
     m = ck.section(value, path, ("over", "from", "to", "tolerance"), required=("from", "to"))
-    overs = (RAMP_SCORE, RAMP_TIER) + tuple(f"clear_rate.{model}" for model in MODELS)
+    overs = (RAMP_SCORE, RAMP_TIER) + tuple(f"clear_rate.{model}" for model in MODELS) + (RAMP_PREDICTED,)
     over = ck.choice(m, path, "over", overs, RAMP_SCORE)
     if over == RAMP_TIER:
         if "tolerance" in m:
@@ -128,12 +156,18 @@ def check_measurable(ck: Checker, difficulty: DifficultySpec, grading: GradingSp
     The error is the precision asked for, or, when ``grading.max_runs`` caps the runs before
     that precision can be reached at every clear rate, the error those runs leave in the worst
     case (:func:`run_capped_se`)."""
+    if difficulty.calibration is not None and not grading.enabled:
+        ck.fail_at(("grading", "enabled"), "grading.enabled: expected true, found false: difficulty.calibration "
+                   "predicts from the player ladder's clear rates")
     if asks_ladder(difficulty, ramp) and not grading.enabled:
         ck.fail_at(("grading", "enabled"), "grading.enabled: expected true, found false: the spec sets "
                    "difficulty targets (score, tier, clear_rate or ramp), which the player ladder measures")
     score_se, score_key = _error(grading.precision, run_capped_se(grading.max_runs, score=True), "precision")
     rate_se, rate_key = _error(grading.rate_precision, run_capped_se(grading.max_runs, score=False), "rate_precision")
-    if ramp is not None and ramp.over != RAMP_TIER:
+    if ramp is not None and ramp.over == RAMP_PREDICTED and difficulty.calibration is None:
+        ck.fail_at(("ramp", "over"), f"ramp.over: {RAMP_PREDICTED} needs difficulty.calibration, the file "
+                   "llkgen calibrate writes")
+    if ramp is not None and ramp.over not in (RAMP_TIER, RAMP_PREDICTED):
         se, key = (score_se, score_key) if ramp.over == RAMP_SCORE else (rate_se, rate_key)
         if ramp.tolerance < WINDOW_SE * se:
             ck.fail_at(("ramp", "tolerance"),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 from llkgen.analysis.audit import LevelAudit, regrade
+from llkgen.analysis.calibration import Calibration, load_calibration
 from llkgen.analysis.difficulty import MAX_RUNS, PRECISION
 from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, BudgetExhausted, budget_text
 from llkgen.execution.base import Executor, ProcessExecutor, out_of_time
@@ -52,12 +53,13 @@ class GradeTask:
     precision: float
     max_runs: int
     deadline: float | None = None
+    calibration: Calibration | None = None
 
 
 def grade_task(task: GradeTask) -> LevelAudit:
     """:func:`regrade` of ``task``: the call an executor runs."""
     return regrade(task.level, task.seed, precision=task.precision, max_runs=task.max_runs,
-                   deadline=task.deadline, label=task.label, index=task.index)
+                   deadline=task.deadline, label=task.label, index=task.index, calibration=task.calibration)
 
 
 @dataclass(frozen=True)
@@ -136,13 +138,15 @@ def _sources(source: str) -> tuple[Iterator[tuple[int, str, Level]], bool]:
 
 def grade_levels(source: str, seed: int = 0, *, precision: float = PRECISION, max_runs: int = MAX_RUNS,
                  jobs: int = 1, executor: Executor | None = None, deadline: float | None = None,
-                 budget: float | None = None,
+                 budget: float | None = None, calibration: str | None = None,
                  on_level: Callable[[LevelAudit | NotMeasured], None] | None = None) -> GradeReport:
     """Measure every level of ``source`` afresh (see the module docstring); ``on_level`` sees
     each result in order as it comes. ``budget`` is the number of seconds ``deadline`` came
-    from, for messages. Raises :class:`~llkgen.errors.LlkgenError` for a source that cannot be
+    from, for messages. ``calibration`` names a ``llkgen.calibration/1`` file: each level then
+    carries its players' predicted clear rate. Raises :class:`~llkgen.errors.LlkgenError` for a source that cannot be
     read (for a part of a pack directory found bad midway: after the levels before it)."""
     report = GradeReport(seed, precision, max_runs, budget=budget)
+    model = None if calibration is None else load_calibration(calibration)
     levels, in_memory = _sources(source)
     if executor is None:
         count = levels.__length_hint__() if in_memory else jobs  # type: ignore[attr-defined]
@@ -161,7 +165,7 @@ def grade_levels(source: str, seed: int = 0, *, precision: float = PRECISION, ma
             if out_of_time(deadline):
                 cut.append((i, label, lv))
                 return
-            task = GradeTask(label, i, lv, seed, precision, max_runs, deadline)
+            task = GradeTask(label, i, lv, seed, precision, max_runs, deadline, model)
             owed.append(task)
             yield task
 
@@ -198,8 +202,15 @@ def level_line(a: LevelAudit | NotMeasured) -> str:
     tier = f"tier {a.tier}"
     if a.tier_changed:
         tier += f" (stored {a.stored['tier']})"
-    rates = " ".join(f"{m} {e.rate:.2f}±{e.se:.2f}" for m, e in d.rates.items())
-    parts = [printable(a.label), score, tier, f"clear rates {rates}", f"pairs {a.pairs}", f"{d.runs} runs"]
+    prof = a.profile
+    if not prof.monotone:
+        tier += f" ({prof.text()})"
+    rates = " ".join(f"{m} {d.rates[m].rate:.2f}±{d.rates[m].se:.2f}" for m, _ in prof.rates)
+    parts = [printable(a.label), score, tier, f"clear rates weak to strong {rates}", f"pairs {a.pairs}",
+             f"{d.runs} runs"]
+    p = a.predicted
+    if p is not None:
+        parts.insert(3, f"predicted clear rate {p.rate:.2f} ± {p.se:.2f} [{p.low:.2f}, {p.high:.2f}]")
     if not a.complete:
         parts.append("(partial)")
     return "  ".join(parts)
