@@ -572,11 +572,18 @@ def grade(
 
     Example: llkgen grade output/easy.json --seed 7
     """
-    from llkgen.jobs.grade import grade_levels, level_line, summary_line
+    from llkgen.jobs.grade import grade_levels, level_count, level_line, summary_line
 
     deadline, started = deadline_after(budget), time.perf_counter()
-    report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
-                          budget=budget, on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
+    shown = not (as_json or quiet)
+    with progress(level_count(source) if shown else 0, source, not shown, verb="grading") as advance:
+
+        def on_level(a) -> None:
+            typer.echo(level_line(a))
+            advance(a)
+
+        report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
+                              budget=budget, on_level=on_level if shown else None)
     if as_json:
         typer.echo(json_dumps(report.to_json()))
     elif not quiet:
