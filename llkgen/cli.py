@@ -340,15 +340,19 @@ def render(
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
     A pack directory is read one level at a time, as its previews are written. Before the first
-    file, stderr says about how many bytes it will write. Exit 0 when every level was rendered,
+    file, stderr says about how many bytes it will write, from 10 MiB up. Exit 0 when every level was rendered,
     4 if --budget ran out first, 1 for invalid input.
 
     Example: llkgen render output/easy.json --out output/easy-svg --solution
     """
     from llkgen.jobs.render import render_levels
 
+    def state_size(estimate) -> None:
+        if estimate.worth_stating:
+            typer.echo(estimate.text(out), err=True)
+
     report = render_levels(source, out, solution=solution, deadline=deadline_after(budget), budget=budget,
-                           on_estimate=None if quiet else lambda e: typer.echo(e.text(out), err=True),
+                           on_estimate=None if quiet else state_size,
                            on_file=None if quiet else lambda p: typer.echo(str(p)))
     if not quiet:
         typer.echo(f"{plural(len(report.files), 'SVG file')} written to {out}")

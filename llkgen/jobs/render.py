@@ -26,6 +26,10 @@ from llkgen.formats.load import iter_levels, load_pack_page, read_pack_index
 from llkgen.render import build_viewer_html
 from llkgen.render.svg import estimate_svg_bytes, iter_write_svgs
 
+#: ``render`` says how much it will write from this many bytes up (10 MiB: about 35 levels of
+#: 10x16 with their solutions); below it the note would be noise in every small run.
+STATE_SIZE_FROM = 10 << 20
+
 
 @dataclass(frozen=True)
 class SizeEstimate:
@@ -36,6 +40,11 @@ class SizeEstimate:
     levels: int
     bytes: int
     from_first: bool
+
+    @property
+    def worth_stating(self) -> bool:
+        """Whether it is big enough to say before writing (:data:`STATE_SIZE_FROM` bytes)."""
+        return self.bytes >= STATE_SIZE_FROM
 
     def text(self, out: str | os.PathLike) -> str:
         how = " (from its first level)" if self.from_first else ""
@@ -94,12 +103,11 @@ def render_levels(source: str | os.PathLike, out: str | Path, *, solution: bool 
                   on_estimate: Callable[[SizeEstimate], None] | None = None,
                   on_file: Callable[[Path], None] | None = None) -> RenderReport:
     """Write the SVG previews of every level of ``source`` into ``out`` (see the module
-    docstring); ``on_estimate`` sees the expected size before any file is written, ``on_file``
+    docstring); ``on_estimate`` sees the expected size once ``out`` is made, before any file is
+    written (:attr:`SizeEstimate.worth_stating` says whether to show it), ``on_file``
     each file as it is written. ``budget`` is the number of seconds ``deadline`` came from, for
     messages. Raises :class:`~llkgen.errors.LlkgenError` for a source that cannot be read."""
     levels, estimate = _levels_and_estimate(source, solution)
-    if on_estimate is not None:
-        on_estimate(estimate)
     report = RenderReport(budget=budget)
     started: list[tuple[str, Level]] = []
 
@@ -111,7 +119,10 @@ def render_levels(source: str | os.PathLike, out: str | Path, *, solution: bool 
             started.append(item)
             yield item
 
-    for path in iter_write_svgs(until_deadline(), out, solution=solution):
+    written = iter_write_svgs(until_deadline(), out, solution=solution)  # out is made and checked here
+    if on_estimate is not None:
+        on_estimate(estimate)
+    for path in written:
         report.files.append(path)
         report.bytes += path.stat().st_size
         report.levels = len(started)
