@@ -1,5 +1,7 @@
-/* The model players' moves after a move, without gravity (llkgen/analysis/_players.c is the one
- * file that includes this, after _players_board.h; every function is static).
+/* The model players' moves after a move: without gravity (moves_after) and under gravity on a
+ * settled board (moves_after_gravity, at the end, which argues its own case). llkgen/analysis/
+ * _players.c is the one file that includes this, after _players_board.h; every function is
+ * static.
  *
  * Without gravity a removal only empties cells, so a pair removable before the move stays so
  * until one of its tiles goes, and the moves after (p, q) are those before it, less the pairs
