@@ -18,6 +18,7 @@ import typer
 
 from llkgen._version import version_line
 from llkgen.console import (
+    BUDGET_HELP,
     CLASSIFY_HELP,
     CLASSIFY_NODES_HELP,
     ENGINE_HELP,
@@ -339,26 +340,34 @@ def render(
     source: Path = typer.Argument(..., metavar="PACK|LEVEL", help="A pack or level JSON file, or a pack directory."),
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
     solution: bool = typer.Option(False, "--solution", help=RENDER_SOLUTION_HELP),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", metavar="SECONDS", min=0.0,
+        help=f"{BUDGET_HELP}: no level starts after it, the levels not rendered are counted, exit 4; "
+             "every file written is whole."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Write one SVG preview per level (and, with --solution, a step-by-step solution strip).
 
-    A pack directory is read one level at a time, as its previews are written.
+    A pack directory is read one level at a time, as its previews are written. Before the first
+    file, stderr says about how many bytes it will write, from 10 MiB up. Exit 0 when every level was rendered,
+    4 if --budget ran out first, 1 for invalid input.
 
     Example: llkgen render output/easy.json --out output/easy-svg --solution
     """
-    from llkgen.formats.load import iter_levels, read_pack_index
-    from llkgen.render.svg import iter_write_svgs
+    from llkgen.jobs.render import render_levels
 
-    if source.is_dir():
-        read_pack_index(source)  # a bad index fails before the output directory is made
-    written = 0
-    for p in iter_write_svgs(iter_levels(source), out, solution=solution):
-        if not quiet:
-            typer.echo(str(p))
-        written += 1
+    def state_size(estimate) -> None:
+        if estimate.worth_stating:
+            typer.echo(estimate.text(out), err=True)
+
+    report = render_levels(source, out, solution=solution, deadline=deadline_after(budget), budget=budget,
+                           on_estimate=None if quiet else state_size,
+                           on_file=None if quiet else lambda p: typer.echo(str(p)))
     if not quiet:
-        typer.echo(f"{plural(written, 'SVG file')} written to {out}")
+        typer.echo(f"{plural(len(report.files), 'SVG file')} written to {out}")
+    if report.budget_ran_out:
+        typer.echo(f"Warning: {report.budget_line()}", err=True)
+    raise typer.Exit(report.exit_code)
 
 
 @app.command()
@@ -367,6 +376,7 @@ def view(
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
     start: int = typer.Option(0, "--start", min=0, help="0-based index of the first level on the page."),
     limit: int = typer.Option(VIEW_LEVELS, "--limit", min=1, help=VIEW_LIMIT_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Write a self-contained HTML page to browse and play a pack.
@@ -378,16 +388,17 @@ def view(
 
     Example: llkgen view output/easy.json --out output/easy.html
     """
-    from llkgen.formats.load import load_pack_page
-    from llkgen.render import write_viewer
+    from llkgen.jobs.render import write_view
+
+    def check_start(total: int) -> None:
+        if start >= total > 0:
+            raise typer.BadParameter(f"{start} is past the last level of {pack} ({total} levels, 0-based)",
+                                     param_hint="--start")
 
     check_writable(out)
-    page, total = load_pack_page(pack, start, limit)
-    if start >= total > 0:
-        raise typer.BadParameter(f"{start} is past the last level of {pack} ({total} levels, 0-based)",
-                                 param_hint="--start")
+    path, page, total = write_view(pack, out, start, limit, deadline=deadline_after(budget), budget=budget,
+                                   check_start=check_start)
     n = len(page.levels)
-    path = write_viewer(page, out, first=start, total=total)
     if quiet:
         return
     if n < total:
@@ -597,12 +608,18 @@ def grade(
 
     Example: llkgen grade output/easy.json --seed 7
     """
-    from llkgen.jobs.grade import grade_levels, level_line, summary_line
+    from llkgen.jobs.grade import grade_levels, level_count, level_line, summary_line
 
     deadline, started = deadline_after(budget), time.perf_counter()
-    report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
-                          budget=budget, calibration=calibration,
-                          on_level=None if as_json or quiet else lambda a: typer.echo(level_line(a)))
+    shown = not (as_json or quiet)
+    with progress(level_count(source) if shown else 0, source, not shown, verb="grading") as advance:
+
+        def on_level(a) -> None:
+            typer.echo(level_line(a))
+            advance(a)
+
+        report = grade_levels(source, seed, precision=precision, jobs=jobs or os.cpu_count() or 1, deadline=deadline,
+                              budget=budget, calibration=calibration, on_level=on_level if shown else None)
     if as_json:
         typer.echo(json_dumps(report.to_json()))
     elif not quiet:

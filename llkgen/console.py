@@ -333,9 +333,10 @@ MOVES_FILE_HELP = ("A JSON list of [[r1, c1], [r2, c2]] moves, or an object with
 
 
 @contextmanager
-def progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], None]]:
-    """``advance(level)``, called as each level is made: a rich progress bar on stderr when it
-    is a terminal, one plain line per level otherwise (a CI log or a pipe), nothing if quiet."""
+def progress(total: int, name: str, quiet: bool, verb: str = "making") -> Iterator[Callable[[object], None]]:
+    """``advance(level)``, called as each level is made (or graded: ``verb``): a rich progress bar
+    on stderr when it is a terminal, one plain line per level otherwise (a CI log or a pipe),
+    nothing if quiet."""
     if quiet:
         yield lambda lv: None
         return
@@ -345,7 +346,7 @@ def progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], 
         def line(lv: object) -> None:
             nonlocal done
             done += 1
-            print(f"making {name}: {done}/{total} levels", file=sys.stderr, flush=True)
+            print(f"{verb} {name}: {done}/{total} levels", file=sys.stderr, flush=True)
 
         yield line
         return
@@ -354,7 +355,7 @@ def progress(total: int, name: str, quiet: bool) -> Iterator[Callable[[object], 
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(f"making {name}", total=total)
+        task = bar.add_task(f"{verb} {name}", total=total)
         yield lambda lv: bar.advance(task)
 
 def tolerant_streams() -> None:

@@ -23,6 +23,7 @@ from llkgen.analysis import native_players, players
 from llkgen.analysis.difficulty import measure
 from llkgen.analysis.players import MODELS, PlayRng, clear_rate, model_base, play, playthroughs
 from llkgen.game.board import Board, Gravity, Rules
+from llkgen.game.gravity import apply_gravity as dropped
 from llkgen.game.playout import Playout
 from llkgen.game.referee import replay
 
@@ -72,11 +73,12 @@ def test_c_and_python_players_make_the_same_moves(seed):
 @needs_native
 @pytest.mark.parametrize("seed", range(2))
 def test_the_c_players_moves_after_a_move_are_listed_afresh(seed):
-    # Without gravity, boards of 64 tiles or more have their moves updated after each move in C
-    # (moves_after: only around the two emptied cells) rather than listed again; Python updates
-    # its own (Playout.remove). Bigger boards than above, 2 to 18 tiles a type, walls, both
-    # borders, and every gravity (where C lists the moves afresh, and Python updates them): the
-    # same moves, move by move.
+    # Boards of 64 tiles or more have their moves updated after each move in C rather than
+    # listed again: without gravity around the two emptied cells (moves_after), under gravity
+    # around the cells the move changed (moves_after_gravity; an unsettled start's first move
+    # lists them afresh); Python updates its own (Playout.remove). Bigger boards than above, 2
+    # to 18 tiles a type, walls, both borders, every gravity, unsettled starts: the same moves,
+    # move by move.
     rng = random.Random(f"incremental/{seed}")
     sizes = 0
     for i in range(20):
@@ -102,6 +104,30 @@ def test_the_c_players_moves_after_a_move_are_listed_afresh(seed):
         for model in MODELS:
             _same(board, rules, model, rng.getrandbits(64), rng.randrange(100))
     assert sizes > 20 * 100
+
+
+@needs_native
+@pytest.mark.parametrize("types", [1, 2, 3])
+def test_the_c_players_moves_under_gravity_on_boards_of_few_types(types):
+    # Many tiles of a type: the boards where every same-type pair is a candidate and listing the
+    # moves afresh at each step cost the most (a full 48x48 board of one type, 4.4 s a
+    # playthrough). A removal shifts tiles of the same type into the cells it changes, so most
+    # of those cells keep their type and most moves stay; the rest are found again.
+    rng = random.Random(f"few-types/{types}")
+    for i in range(8):
+        rows, cols = rng.randint(8, 13), rng.randint(8, 13)
+        n = rows * cols // 2 * 2 if i % 2 else rows * cols * 3 // 4 // 2 * 2
+        tiles = [1 + j // 2 % types for j in range(n)] + [0] * (rows * cols - n)
+        rng.shuffle(tiles)
+        if i % 4 == 3:  # walls: runs split, odd counts
+            for _ in range(3):
+                tiles[rng.randrange(len(tiles))] = -1
+        gravity = [Gravity.DOWN, Gravity.UP, Gravity.LEFT, Gravity.RIGHT][i % 4]
+        board = Board(rows, cols, tuple(tiles))
+        if i % 3:
+            board = dropped(board, gravity)
+        for model in MODELS:
+            _same(board, Rules(border=i % 3 != 1, gravity=gravity), model, rng.getrandbits(64), rng.randrange(100))
 
 
 @needs_native

@@ -10,7 +10,21 @@ import pytest
 
 import llkgen
 from llkgen.analysis import players
-from llkgen.analysis.players import HINT, MODELS, PLAYERS_KEY, Estimate, PlayRng, clear_rate, clear_rates, play, tier
+from llkgen.analysis.players import (
+    HINT,
+    MODELS,
+    PLAYERS_KEY,
+    PYTHON_MAX_PAIRS,
+    Estimate,
+    PlayRng,
+    TooBigForPlayers,
+    candidate_pairs,
+    clear_rate,
+    clear_rates,
+    play,
+    tier,
+)
+from llkgen.errors import LlkgenError
 from llkgen.game.board import Board, Rules
 from llkgen.game.construct import play_forward
 from llkgen.game.path import removable_pairs
@@ -223,3 +237,17 @@ def test_tier_rules():
     assert tier({"random": est(0.8)}) == "random"
     assert tier({"random": est(0.5), "deep": est(0.6)}, reliably=0.6) == "deep"
     assert players.MODELS == ("random", "nearest", "lookahead", "careful", "deep")
+
+
+def test_the_python_players_refuse_a_board_with_too_many_same_type_pairs():
+    # 63 a side: past the C players' 62, so in every build these are the Python players; one
+    # type, so every same-type pair is a candidate at every step (a playthrough ran past 300 s)
+    cells = [1] * (63 * 63 - 1) + [0]
+    start = Playout(Board(63, 63, tuple(cells)), Rules(border=True, gravity="down"))
+    assert candidate_pairs(start) == 3968 * 3967 // 2 > PYTHON_MAX_PAIRS
+    with pytest.raises(TooBigForPlayers, match=r"63x63 board with 7,870,528 same-type pairs") as e:
+        players.playthroughs("random", start, 0, 0, 0, 1)
+    assert isinstance(e.value, LlkgenError) and "62 a side" in str(e.value)
+    # four tiles a type: far below the limit at the largest size the format takes
+    four = Playout(Board(64, 64, tuple(1 + k // 4 for k in range(64 * 64))), Rules())
+    assert candidate_pairs(four) == 1024 * 6

@@ -14,13 +14,18 @@ from pathlib import Path
 
 import pytest
 
+import llkgen
+from llkgen.errors import EXIT_UNKNOWN
 from llkgen.formats.level import Level, Pack, pack_to_json
 from llkgen.formats.load import load_levels, load_pack
 from llkgen.game.board import WALL, Board, Rules
 from llkgen.game.referee import replay
+from llkgen.jobs import render as jobs_render
+from llkgen.jobs.render import render_levels
 from llkgen.render import build_viewer_html, palette, render_level_svg, write_svgs, write_viewer
 from llkgen.render.svg import MAX_FRAME_CELLS, MAX_STEM, svg_filenames
 
+from cli_runner import run_cli_in_process
 from demo_pack import make_demo_pack
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -266,3 +271,61 @@ def test_viewer_escapes_hostile_strings(pack: Pack) -> None:
     m = re.search(r'<script type="application/json" id="llk-data">(.*?)</script>', html, re.S)
     data = json.loads(m.group(1))
     assert data["pack"]["name"] == evil and data["pack"]["levels"][0]["id"] == evil
+
+
+# -- render and view within a budget, and render's size stated before it writes ---------------
+
+def test_render_states_its_size_before_writing_and_the_estimate_is_never_low(demo_pack, tmp_path):
+    shipped = tmp_path / "hard.json"
+    shipped.write_text(json.dumps(pack_to_json(llkgen.generate("hard", count=2))))
+    for source in (demo_pack, shipped):
+        for solution in (False, True):
+            seen: list = []
+            out = tmp_path / f"{source.stem}-{solution}"
+            report = render_levels(source, out, solution=solution, on_estimate=seen.append, on_file=seen.append)
+            estimate = seen[0]
+            assert estimate.levels == report.levels
+            assert estimate.worth_stating == (estimate.bytes >= 10 << 20)
+            assert all(isinstance(p, Path) for p in seen[1:])  # the estimate came before every file
+            written = sum(p.stat().st_size for p in report.files)
+            assert written == report.bytes
+            if source == shipped:  # the levels the estimate's constants were measured on
+                assert written <= estimate.bytes <= 1.5 * written, (source, solution)
+
+
+def test_render_stops_at_its_deadline_with_whole_files_and_counts_the_rest(pack, tmp_path, monkeypatch):
+    source = tmp_path / "pack.json"
+    source.write_text(json.dumps(pack_to_json(pack)))
+    n = len(pack.levels)
+    assert n >= 3
+    looks: list[int] = []
+
+    def two_levels_then_late(deadline):  # the clock, injected: past the deadline from the third look
+        looks.append(1)
+        return deadline is not None and len(looks) > 2
+
+    monkeypatch.setattr(jobs_render, "out_of_time", two_levels_then_late)
+    report = jobs_render.render_levels(source, tmp_path / "svg", solution=True, deadline=0.0, budget=3)
+    assert (report.levels, report.not_rendered, report.exit_code) == (2, n - 2, EXIT_UNKNOWN)
+    assert sorted(p.name for p in (tmp_path / "svg").iterdir()) == sorted(p.name for p in report.files)
+    assert len(report.files) == 4
+    for p in report.files:
+        parse(p.read_text())  # whole: each parses
+    assert "the --budget of 3 s ran out after 2 levels: " + f"{n - 2} not rendered" in report.budget_line()
+
+
+def test_render_and_view_take_a_budget_on_the_command_line(demo_pack, tmp_path, monkeypatch, capsys):
+    code, out, err = run_cli_in_process(["render", str(demo_pack), "--out", str(tmp_path / "svg"), "--budget", "0"],
+                                        monkeypatch, capsys)
+    assert code == 4 and "not rendered" in err and "Traceback" not in err
+    assert "about" not in err  # a few kilobytes: not worth a note
+    assert not list((tmp_path / "svg").iterdir())
+    code, out, err = run_cli_in_process(["render", str(demo_pack), "--out", str(tmp_path / "all"), "--budget", "600"],
+                                        monkeypatch, capsys)
+    assert code == 0 and "not rendered" not in err
+    code, out, err = run_cli_in_process(["view", str(demo_pack), "--out", str(tmp_path / "v.html"), "--budget", "0"],
+                                        monkeypatch, capsys)
+    assert code == 4 and "nothing written" in err and not (tmp_path / "v.html").exists()
+    code, out, err = run_cli_in_process(["view", str(demo_pack), "--out", str(tmp_path / "v.html"), "--budget", "600"],
+                                        monkeypatch, capsys)
+    assert code == 0 and (tmp_path / "v.html").exists()

@@ -43,8 +43,15 @@
  * playing it, and the two-move test when a second such move is clear of the first's cells too
  * (players.py plays those tests out; the answers are the same). Because removing tiles never
  * blocks a path without gravity, a playthrough there updates its moves after each move rather
- * than listing them again (moves_after, from 64 tiles up); every playthrough of a batch starts
- * from one stock-taking of the start.
+ * than listing them again (moves_after, from 64 tiles up); under gravity, on a settled board, a
+ * removal only empties cells too, and the cells it changes are those of two runs, so the moves
+ * are updated around them (moves_after_gravity, from 64 tiles up). Either way the list is the
+ * one list_all_moves gives (a debugging build with LLKGEN_CHECK_MOVES compares them at every
+ * step). On a full 32x32 board of one type under gravity, where every same-type pair is a
+ * candidate, a playthrough cost 0.41 s listed afresh and 0.049 s updated; 48x48, 4.4 s and
+ * 0.25 s; 62x62, 0.55-0.8 s updated; a 10x16 board of 40 types x 4, 0.06 and 0.05 ms (measured
+ * by benchmarks/players_big_bench.py). Every playthrough of a batch starts from one
+ * stock-taking of the start.
  *
  * A batch (playthroughs()) runs without the GIL, a few runs at a time, and looks for a pending
  * signal in between: Ctrl-C stops it within a few runs.
@@ -65,6 +72,11 @@
  * hard's 10 x 16 at 1.5-2.3x). Either way the moves are the same. */
 #ifndef INCREMENTAL_TILES /* a debugging build may set it (to 2: every board without gravity) */
 #define INCREMENTAL_TILES 64
+#endif
+/* Under gravity, the same from this many tiles (moves_after_gravity): 1.2-1.6x the speed on
+ * 10x16 to 16x30 boards of 4 tiles a type, even (0.9-1.2x, within the noise) on 6x8 and 8x12. */
+#ifndef INCREMENTAL_GRAVITY_TILES
+#define INCREMENTAL_GRAVITY_TILES 64
 #endif
 /* deep's shortcut tries this many replies that a move leaves in place. */
 #define DEEP_REPLIES_TRIED 8
@@ -269,7 +281,16 @@ static void take_stock_of_start(Work *Wk)
     masks(G, S);
     Wk->start_nm = S->tiles ? list_all_moves(Wk, S, Wk->start_moves) : 0;
     memcpy(Wk->start_list, Wk->list, sizeof(int) * G->ntiles); /* list_all_moves' survey: by type */
-    Wk->incremental = !G->gravity && S->tiles >= INCREMENTAL_TILES;
+    Wk->incremental = S->tiles >= (G->gravity ? INCREMENTAL_GRAVITY_TILES : INCREMENTAL_TILES);
+}
+
+/* Copy the cells of p's and q's gravity lines from P's board into prev. */
+static void save_lines(const Game *G, const Pos *P, cell_t *prev, int p, int q)
+{
+    int lines[2] = {G->line_of[p], G->line_of[q]};
+    for (int l = 0; l < 2; l++)
+        for (int i = G->line_off[lines[l]]; i < G->line_off[lines[l] + 1]; i++)
+            prev[G->line_cells[i]] = P->g[G->line_cells[i]];
 }
 
 /* One playthrough from the start; 1 if it clears the board. With record, the moves played are
@@ -298,9 +319,17 @@ static int play(Work *Wk, int model, uint64_t base, long long k, PyObject *recor
             }
             Py_DECREF(step);
         }
+        /* under gravity, moves_after_gravity needs a settled board before the move, and the
+         * board before it on the two lines the move changes */
+        int after_gravity = Wk->incremental && G->gravity && P->settled;
+        if (after_gravity)
+            save_lines(G, P, Wk->prev, m.p, m.q);
         remove_pair(G, P, m.p, m.q);
         if (P->tiles)
-            nm = Wk->incremental ? moves_after(Wk, P, moves, nm, m.p, m.q) : list_all_moves(Wk, P, moves);
+            nm = !Wk->incremental ? list_all_moves(Wk, P, moves)
+                 : !G->gravity ? moves_after(Wk, P, moves, nm, m.p, m.q)
+                 : after_gravity ? moves_after_gravity(Wk, P, moves, nm, m.p, m.q)
+                 : list_all_moves(Wk, P, moves); /* an unsettled start's first move: it falls whole */
     }
     return 1;
 }

@@ -58,6 +58,9 @@ typedef struct {
     int *type_head;         /* per type: its last seen tile, for the run of type_stamp's stamp */
     unsigned *type_stamp, stamp;
     int incremental;        /* whether a playthrough updates its moves (moves_after) or lists them */
+    cell_t *prev;           /* under gravity: the board before the move, on the two lines it changes */
+    unsigned char *dirty;   /* per padded cell: changed by the move (moves_after_gravity; all 0 between) */
+    int *changed;           /* the changed cells */
     Move *order;            /* the random order of the candidates */
     Move *rest;             /* careful's non-completing candidates */
     Move *best;             /* nearest's closest moves */

@@ -1,5 +1,7 @@
-/* The model players' moves after a move, without gravity (llkgen/analysis/_players.c is the one
- * file that includes this, after _players_board.h; every function is static).
+/* The model players' moves after a move: without gravity (moves_after) and under gravity on a
+ * settled board (moves_after_gravity, at the end, which argues its own case). llkgen/analysis/
+ * _players.c is the one file that includes this, after _players_board.h; every function is
+ * static.
  *
  * Without gravity a removal only empties cells, so a pair removable before the move stays so
  * until one of its tiles goes, and the moves after (p, q) are those before it, less the pairs
@@ -15,6 +17,7 @@
  * every step), at the cost of the cells around two runs instead of a survey of the board. */
 #ifndef LLKGEN_PLAYERS_MOVES_H
 #define LLKGEN_PLAYERS_MOVES_H
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "_players_board.h"
@@ -112,8 +115,12 @@ static void links_through(Work *Wk, const Pos *P, Move *moves, int *nm, int x, i
         int e = ends[i], t = g[e];
         Reach a, b;
         reach_at(G, P, G->row[e], G->col[e], &a);
-        for (int j = G->type_off[t]; j < G->type_off[t + 1]; j++) {
-            int f = Wk->start_list[j];
+        /* the tiles of e's type: without gravity the start's (tiles never move; those gone are
+         * skipped), under gravity this position's survey (moves_after_gravity takes it first) */
+        const int *ts = G->gravity ? Wk->list + G->type_off[t] : Wk->start_list + G->type_off[t];
+        int nt = G->gravity ? Wk->fill[t] : G->type_off[t + 1] - G->type_off[t];
+        for (int j = 0; j < nt; j++) {
+            int f = ts[j];
             if (f == e || g[f] != t)
                 continue;
             reach_at(G, P, G->row[f], G->col[f], &b);
@@ -158,6 +165,76 @@ static int moves_after(Work *Wk, const Pos *P, Move *moves, int nm, int p, int q
         int nc = list_all_moves(Wk, P, check);
         if (nc != nm || memcmp(check, moves, sizeof(Move) * nm) != 0) {
             fprintf(stderr, "moves_after: %d moves, list_all_moves %d\n", nm, nc);
+            abort();
+        }
+    }
+#endif
+    return nm;
+}
+
+/* Under gravity: the moves after (p, q) was removed from a settled position whose moves were
+ * moves[0 .. nm) and whose board was Wk->prev on p's and q's lines (the only lines a removal
+ * changes, remove_pair); updated in place, their number.
+ *
+ * On a settled board a removal compacts the run from the removed tile outwards: each cell there
+ * takes the tile beyond it, the last tile's cell empties, and no empty cell fills (shifts()).
+ * So a cell holding the same type before and after is, for the moves, the same tile: a pair of
+ * two such cells that linked before still links (its path's cells were empty and still are).
+ * The moves after are therefore those before whose two cells are unchanged, plus:
+ * - each changed cell that holds a tile (another type slid in), tested in full against every
+ *   tile of its type;
+ * - the pairs a newly empty cell opens, found by links_through as for a removal without
+ *   gravity: a pair of unchanged cells that did not link before and does now has a path
+ *   through a cell that was a tile and is empty now, and those are the changed empty cells.
+ * merge_fresh keeps the move order and drops duplicates; a debugging build with
+ * LLKGEN_CHECK_MOVES compares the result with list_all_moves at every step. */
+static int moves_after_gravity(Work *Wk, const Pos *P, Move *moves, int nm, int p, int q)
+{
+    const Game *G = Wk->G;
+    const cell_t *g = P->g, *prev = Wk->prev;
+    unsigned char *dirty = Wk->dirty;
+    int *changed = Wk->changed, nchanged = 0;
+    int lines[2] = {G->line_of[p], G->line_of[q]};
+    for (int l = 0; l < (lines[0] == lines[1] ? 1 : 2); l++)
+        for (int i = G->line_off[lines[l]]; i < G->line_off[lines[l] + 1]; i++) {
+            int c = G->line_cells[i];
+            if (prev[c] != g[c]) {
+                dirty[c] = 1;
+                changed[nchanged++] = c;
+            }
+        }
+    int k = 0;
+    for (int i = 0; i < nm; i++)
+        if (!dirty[moves[i].p] && !dirty[moves[i].q])
+            moves[k++] = moves[i];
+    nm = k;
+    Wk->nfresh = 0;
+    survey_tiles(Wk, P); /* this position's tiles by type, with their reach */
+    for (int i = 0; i < nchanged; i++) {
+        int c = changed[i], t = g[c];
+        if (t > 0) {
+            const int *ts = Wk->list + G->type_off[t];
+            for (int j = 0; j < Wk->fill[t]; j++)
+                if (ts[j] != c && linked(P->rowE, P->colE, &Wk->reach[c], &Wk->reach[ts[j]]))
+                    add_fresh(Wk, moves, &nm, c, ts[j]);
+        }
+    }
+    for (int i = 0; i < nchanged; i++) {
+        int c = changed[i];
+        assert(g[c] != WALL);
+        if (g[c] == 0) {
+            links_through(Wk, P, moves, &nm, c, 0);
+            links_through(Wk, P, moves, &nm, c, 1);
+        }
+        dirty[c] = 0;
+    }
+    merge_fresh(Wk, moves, &nm);
+#ifdef LLKGEN_CHECK_MOVES
+    {
+        Move *check = Wk->moves[1];
+        int nc = list_all_moves(Wk, P, check);
+        if (nc != nm || memcmp(check, moves, sizeof(Move) * nm) != 0) {
+            fprintf(stderr, "moves_after_gravity: %d moves, list_all_moves %d\n", nm, nc);
             abort();
         }
     }

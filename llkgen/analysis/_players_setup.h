@@ -53,6 +53,9 @@ static void free_work(Work *Wk)
     free(Wk->fill);
     free(Wk->index);
     free(Wk->reach);
+    free(Wk->prev);
+    free(Wk->dirty);
+    free(Wk->changed);
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -170,11 +173,15 @@ static int setup(Game *G, Work *Wk, int rows, int cols, PyObject *cells_obj, int
     Wk->fill = calloc(ntypes + 2, sizeof(int));
     Wk->index = calloc(n, sizeof(int));
     Wk->reach = calloc(n, sizeof(Reach));
+    Wk->prev = calloc(n, sizeof(cell_t));
+    Wk->dirty = calloc(n, 1);
+    Wk->changed = malloc(sizeof(int) * 2 * (rows + cols + 2));
     ok = Wk->start.g && Wk->start.count && Wk->start_moves && Wk->start_list && Wk->fresh && Wk->merged && Wk->seen &&
          Wk->seen_next && Wk->type_head && Wk->type_stamp &&
          G->row && G->col && G->start && G->type_off && G->line_off && G->line_cells && G->line_of && G->line_pos && G->seg_top &&
          Wk->moves[0] &&
-         Wk->moves[1] && Wk->order && Wk->rest && Wk->best && Wk->list && Wk->tiles && Wk->fill && Wk->index && Wk->reach;
+         Wk->moves[1] && Wk->order && Wk->rest && Wk->best && Wk->list && Wk->tiles && Wk->fill && Wk->index && Wk->reach &&
+         Wk->prev && Wk->dirty && Wk->changed;
     for (int i = 0; i < 3; i++)
         ok = ok && Wk->pos[i].g && Wk->pos[i].count;
     if (!ok) {

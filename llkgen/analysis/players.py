@@ -77,6 +77,7 @@ import numpy as np
 from llkgen.analysis import native_players
 from llkgen.analysis.estimate import Estimate, standard_error  # re-exported here
 from llkgen.analysis.ladder import HINT, MODELS, RELIABLY  # weak -> strong; re-exported here
+from llkgen.errors import LlkgenError
 from llkgen.game.board import WALL, Board, Cell, Rules
 from llkgen.game.playout import Pair, Playout
 
@@ -305,6 +306,45 @@ def run_rng(seed: int, stream: int, model: str, k: int) -> PlayRng:
     return PlayRng(model_base(seed, stream, model), k)
 
 
+#: The most candidate pairs (same-type pairs, linkable or not: the sum over types of
+#: ``n (n - 1) / 2``) a board may have for the players here: every one is a candidate move,
+#: tested at every step of a playthrough. Measured, one playthrough of
+#: ``random`` on a full board of one type under gravity down, border on: 16x16 (32,640 pairs)
+#: 0.12 s, 24x24 (165,600) 0.69 s, 63x63 (7,870,528) over 300 s; a measurement plays at
+#: least 160. The C players (:mod:`llkgen.analysis.native_players`, sides up to 62) take any
+#: board: on 62x62 of one type, 0.55-1.5 s a playthrough. So where they do not run (a board of
+#: 63 or 64 a side, or an install without them) a board past this is refused, rather than left
+#: to run for hours; a board of 4 tiles a type is far below it at any size (64x64: 6,144).
+PYTHON_MAX_PAIRS = 200_000
+
+
+def candidate_pairs(start: Playout) -> int:
+    """How many same-type pairs ``start``'s board has, linkable or not."""
+    counts: dict[int, int] = {}
+    g = start.grid.g
+    for p in start.grid.cells:
+        if g[p] > 0:
+            counts[g[p]] = counts.get(g[p], 0) + 1
+    return sum(n * (n - 1) // 2 for n in counts.values())
+
+
+class TooBigForPlayers(LlkgenError):
+    """A board with more candidate pairs than the players here take (:data:`PYTHON_MAX_PAIRS`)."""
+
+
+def check_python_size(start: Playout) -> None:
+    """Raise :class:`TooBigForPlayers` for a board past :data:`PYTHON_MAX_PAIRS`."""
+    pairs = candidate_pairs(start)
+    if pairs > PYTHON_MAX_PAIRS:
+        grid = start.grid
+        where = (f"the C players take at most {native_players.MAX_SIDE} a side"
+                 if max(grid.rows, grid.cols) > native_players.MAX_SIDE else "the C players are not built here")
+        raise TooBigForPlayers(
+            f"a {grid.rows}x{grid.cols} board with {pairs:,} same-type pairs is too big for the model players "
+            f"in Python ({where}): they take at most {PYTHON_MAX_PAIRS:,}, as a playthrough's cost grows with "
+            "every pair of a type; use fewer tiles of each type")
+
+
 def playthroughs(model: str, start: Playout, seed: int, stream: int, k0: int, k1: int) -> int:
     """How many of playthroughs ``k0 .. k1 - 1`` of ``model`` on ``stream`` clear ``start``."""
     return runs_from(model, start, model_base(seed, stream, model), k0, k1)
@@ -322,6 +362,8 @@ def runs_from(model: str, start: Playout, base: int, k0: int, k1: int, *,
     fast = native_players.runner(start)
     if fast is not None:
         return fast(MODELS.index(model), base, k0, k1)
+    if k1 > k0:
+        check_python_size(start)
     cleared = 0
     for k in range(k0, k1):
         cleared += play(model, start, PlayRng(base, k))
@@ -392,4 +434,4 @@ def tier(rates: dict[str, Estimate], reliably: float = RELIABLY) -> str:
 
 __all__ = ["MODELS", "HINT", "PLAYERS_KEY", "Estimate", "standard_error", "play", "PlayRng", "GAMMA", "mix64",
            "seed_word", "model_base", "run_rng", "playthroughs", "runs_from", "clear_rate",
-           "clear_rates", "tier"]
+           "clear_rates", "tier", "PYTHON_MAX_PAIRS", "candidate_pairs", "TooBigForPlayers", "check_python_size"]

@@ -28,7 +28,7 @@ from llkgen.analysis.difficulty import MAX_RUNS, PRECISION
 from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, BudgetExhausted, budget_text
 from llkgen.execution.base import Executor, ProcessExecutor, out_of_time
 from llkgen.formats.level import Level
-from llkgen.formats.load import iter_levels, load_level_ref, load_levels
+from llkgen.formats.load import iter_levels, load_level_ref, load_levels, read_pack_index
 from llkgen.text import printable
 
 #: The ``format`` of the ``--json`` report.
@@ -134,6 +134,17 @@ def _sources(source: str) -> tuple[Iterator[tuple[int, str, Level]], bool]:
         wanted = source.rpartition("#")[2]
         return iter([(int(wanted) if lv.id is None and wanted.isdigit() else 0, source, lv)]), True
     return iter([(i, label, lv) for i, (label, lv) in enumerate(load_levels(source))]), True
+
+
+def level_count(source: str) -> int:
+    """How many levels :func:`grade_levels` measures from ``source``, for a progress display:
+    a pack directory's index says; a level file or ``PACK#ID`` is one level; a pack file is read
+    (a second time: its levels are parsed again when measured, a small cost beside measuring)."""
+    if os.path.isdir(source):
+        return read_pack_index(source).count
+    if "#" in source and not os.path.lexists(source):
+        return 1
+    return len(load_levels(source))
 
 
 def grade_levels(source: str, seed: int = 0, *, precision: float = PRECISION, max_runs: int = MAX_RUNS,

@@ -275,11 +275,12 @@ static double now(void)
 /* Count a node; 0 when a budget has run out or a signal handler raised. */
 static int tick(Search *S)
 {
-    S->nodes++;
-    if (S->max_nodes >= 0 && S->nodes > S->max_nodes) {
+    /* the check comes before the count: a budget of N nodes that runs out reports N */
+    if (S->max_nodes >= 0 && S->nodes >= S->max_nodes) {
         S->stop = "nodes";
         return 0;
     }
+    S->nodes++;
     if ((S->nodes & 1023) == 0 && S->deadline >= 0 && now() > S->deadline) {
         S->stop = "seconds";
         return 0;

@@ -141,9 +141,10 @@ class BaselineSearch:
         return out
 
     def _tick(self) -> None:
-        self.nodes += 1
-        if self.budget.nodes is not None and self.nodes > self.budget.nodes:
+        # The check comes before the count: a budget of N nodes that runs out reports N.
+        if self.budget.nodes is not None and self.nodes >= self.budget.nodes:
             raise OutOfBudget("nodes")
+        self.nodes += 1
         if self.deadline is not None and (self.nodes & 3) == 0 and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")
 

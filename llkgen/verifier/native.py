@@ -27,10 +27,13 @@ referee like every witness.
 
 It is optional. Without a C compiler, or with ``LLKGEN_PURE=1``, it is not built and the
 Python search goes on alone: the same verdicts wherever both decide, but on a board that runs
-past the handover, a different witness, node count or budget reached. So the node counts of a
-board past the handover depend on whether it is built (:data:`AVAILABLE`, which ``llkgen
---version`` reports); ``make``'s verifications stop far below the handover, so its packs do
-not.
+past the handover, a different witness or node count. Under a node budget a build with it
+decides every board the Python search alone decides: it gets the whole budget from the root,
+and when that runs out the Python search goes on where it paused
+(:class:`~llkgen.verifier.movesearch.MoveSearch` argues it; ``tests/test_handover.py`` holds
+it on the real boards past the handover). So the node counts of a board past the handover
+depend on whether it is built (:data:`AVAILABLE`, which ``llkgen --version`` reports);
+``make``'s verifications stop far below the handover, so its packs do not.
 """
 
 from __future__ import annotations

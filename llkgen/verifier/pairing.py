@@ -406,9 +406,10 @@ class PairingSearch:
             raise OutOfBudget("seconds")
 
     def _tick(self) -> None:
-        self.nodes += 1
-        if self.budget.nodes is not None and self.nodes > self.budget.nodes:
+        # The check comes before the count: a budget of N nodes that runs out reports N.
+        if self.budget.nodes is not None and self.nodes >= self.budget.nodes:
             raise OutOfBudget("nodes")
+        self.nodes += 1
         # A node costs milliseconds here, so reading the clock at every node is free.
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfBudget("seconds")

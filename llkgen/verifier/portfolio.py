@@ -352,12 +352,13 @@ class _Run:
         return self.decided(order, stage, spent + solver.nodes)
 
     def _stage(self, solver: BaselineSearch | PairingSearch | MoveSearch, stage: str) -> str:
-        """``native-search`` once a move search has handed over to the C search, with its counters."""
+        """``native-search`` when a move search's verdict is the C search's, with its counters
+        (also kept when its node budget ran out and the move search went on)."""
         result = solver.native_result if isinstance(solver, MoveSearch) else None
         if result is None:
             return stage
         self.stats.update(native_nodes=result.nodes, native_dead_boards=result.recorded)
-        return "native-search"
+        return "native-search" if result.status in (SOLVABLE, UNSOLVABLE) else stage
 
     def decided(self, order: Order | None, stage: str, nodes: int) -> Verdict:
         """A finished search: its witness (replayed) or, exhaustive and empty-handed, a proof."""
