@@ -9,7 +9,7 @@ finish:
   over an older pack directory, so that kills also land in the swap of the two directories.
 
 Only the parent is killed (SIGKILL: no handler runs, nothing is cleaned up); its workers must die
-with it on their own (PR_SET_PDEATHSIG) within :data:`orphans.DEATH_SECONDS`. After every kill
+with it on their own (PR_SET_PDEATHSIG) within :func:`orphans.death_seconds`. After every kill
 the output is whole: missing, the previous output or the new one, byte for byte, never a torn
 mix. The last run must give exactly the bytes of an uninterrupted run, and leave no temporary
 (``.llkgen-*``) and no journal behind.
@@ -38,7 +38,7 @@ import pytest
 import llkgen.files as files
 from llkgen.files import STALE_GRACE_SECONDS
 
-from orphans import DEATH_SECONDS, wait_until
+from orphans import death_seconds, wait_until
 from specs import tiny_spec
 
 pytestmark = [
@@ -95,7 +95,7 @@ class Tally:
 def _killed_run(argv: list[str], cwd: Path, delay: float, tally: Tally) -> bool:
     """Run ``argv`` in a session of its own and SIGKILL its parent process after ``delay``
     seconds, unless it has ended by then, in which case it must have succeeded. Either way,
-    every process of the session must be gone within :data:`DEATH_SECONDS` of the parent.
+    every process of the session must be gone within :func:`death_seconds` of the parent.
     Returns whether the run finished (was not killed)."""
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
@@ -107,7 +107,7 @@ def _killed_run(argv: list[str], cwd: Path, delay: float, tally: Tally) -> bool:
                 proc.kill()  # the parent alone: its workers must follow it by themselves
             proc.wait(timeout=TIMEOUT)
             ended = time.monotonic()
-            gone = wait_until(lambda: not _session(proc.pid), DEATH_SECONDS)
+            gone = wait_until(lambda: not _session(proc.pid), death_seconds())
             survivors = _session(proc.pid)
             assert gone and not survivors, f"still alive {time.monotonic() - ended:.1f} s after the kill: {survivors}"
         finally:

@@ -24,6 +24,7 @@ from llkgen.generation.spec import parse_spec
 from llkgen.jobs.make import make_pack
 
 from specs import tiny_spec
+from timing import HANG_SECONDS
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 MARKER = "<!-- llkgen:js-loader"
@@ -84,7 +85,7 @@ def script(tmp_path_factory) -> Path:
 
 def run(script: Path, *args: str | Path, cwd: Path | None = None) -> dict:
     assert NODE is not None
-    res = subprocess.run([NODE, str(script), *map(str, args)], capture_output=True, text=True, timeout=30,
+    res = subprocess.run([NODE, str(script), *map(str, args)], capture_output=True, text=True, timeout=HANG_SECONDS,
                          cwd=cwd)
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
@@ -139,5 +140,5 @@ def test_a_relative_path_and_a_file_url(script, packs):
 def test_a_missing_file_is_an_error_naming_it(script, tmp_path):
     assert NODE is not None
     missing = tmp_path / "nope.json"
-    res = subprocess.run([NODE, str(script), str(missing)], capture_output=True, text=True, timeout=30)
+    res = subprocess.run([NODE, str(script), str(missing)], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert res.returncode != 0 and "ENOENT" in res.stderr and str(missing) in res.stderr

@@ -21,6 +21,7 @@ from llkgen.jobs.shards import Shard
 
 from cli_runner import run_cli_in_process
 from specs import tiny_spec
+from timing import HANG_SECONDS
 
 SPEC = tiny_spec(seed=5, count=40)
 
@@ -48,7 +49,7 @@ def test_a_killed_run_resumes_to_the_same_bytes(tmp_path, plain):
     journal = tmp_path / "tiny.json.journal"
     proc = subprocess.Popen(argv, cwd=tmp_path, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + HANG_SECONDS
         while _lines(journal) < 1 + 5 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         os.killpg(proc.pid, signal.SIGKILL)  # the parent and its workers, with no chance to clean up
