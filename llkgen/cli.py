@@ -50,6 +50,7 @@ from llkgen.console import (
     WHOLE_BUDGET_HELP,
     WRITE_BUDGET_HELP,
     Engine,
+    budget_problem,
     classified_report,
     deadline_after,
     hint_lines,
@@ -83,6 +84,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _budget_seconds(value: Optional[float]) -> Optional[float]:
+    """Every ``--budget``: a finite number of seconds up to the documented maximum, else exit 2."""
+    problem = budget_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
 
 
 def _print_version(value: bool) -> None:
@@ -145,7 +154,8 @@ def moves(
     classify: bool = typer.Option(False, "--classify", help=CLASSIFY_HELP),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=CLASSIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(
-        None, "--budget", metavar="SECONDS", min=0.0, help=f"With --classify: {WHOLE_BUDGET_HELP}"),
+        None, "--budget", metavar="SECONDS", min=0.0, callback=_budget_seconds,
+        help=f"With --classify: {WHOLE_BUDGET_HELP}"),
 ) -> None:
     """List every pair removable right now, with the path that would be drawn.
 
@@ -189,7 +199,8 @@ def hint(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("hint")),
     nodes: int = typer.Option(ADVICE_NODES, "--nodes", min=1, help=NODES_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WHOLE_BUDGET_HELP),
 ) -> None:
     """Suggest a move after which the level can still be cleared.
 
@@ -220,7 +231,8 @@ def reshuffle(
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help=RESHUFFLE_OUT_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("reshuffle")),
     nodes: int = typer.Option(ADVICE_NODES, "--nodes", min=1, help=NODES_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WHOLE_BUDGET_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Rearrange the tiles left on a level over the same cells into a board that can be cleared.
@@ -302,7 +314,8 @@ def replay(
 def solve(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("solve")),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WHOLE_BUDGET_HELP),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=SOLVE_NODES_HELP),
     engine: Engine = typer.Option(Engine.auto, "--engine", help=ENGINE_HELP),
 ) -> None:
@@ -401,7 +414,8 @@ def make(
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help=SHARD_HELP),
     resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=MAKE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=MAKE_BUDGET_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("make")),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
@@ -462,7 +476,8 @@ def make(
 def merge(
     shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
     out: Path = typer.Option(..., "--out", help=MERGE_OUT_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WRITE_BUDGET_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("merge")),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
@@ -495,7 +510,8 @@ def verify_levels(
     junit: Optional[Path] = typer.Option(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE."),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=VERIFY_NODES_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=VERIFY_BUDGET_HELP),
     resolve: bool = typer.Option(False, "--resolve", help=RESOLVE_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
@@ -550,7 +566,8 @@ def grade(
     source: str = typer.Argument(..., metavar="LEVEL|PACK", help=GRADE_SOURCE_HELP),
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds every measurement, with each level's id."),
     as_json: bool = typer.Option(False, "--json", help=json_help("grade")),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=GRADE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=GRADE_BUDGET_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     precision: float = typer.Option(1.5, "--precision", metavar="POINTS", min=0.25, max=50, help=GRADE_SE_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),

@@ -381,3 +381,33 @@ def test_advice_given_seconds_alone_keeps_a_node_limit_per_verification(monkeypa
     seen.clear()
     advice.hint(board, rules, Budget(nodes=7, seconds=30))
     assert {b.nodes for b in seen} == {7}
+
+
+# --------------------------------------------------------------------------- the range of --budget
+
+#: Every command that takes ``--budget``, with arguments it would otherwise run on.
+BUDGET_COMMANDS = [["solve", "{level}"], ["hint", "{level}"], ["moves", "{level}", "--classify"],
+                   ["reshuffle", "{level}", "--seed", "1"], ["verify", "{level}"], ["grade", "{level}"],
+                   ["make", "--config", "easy", "--count", "1", "--out", "{tmp}/out.json"],
+                   ["merge", "{tmp}/shard.json", "--out", "{tmp}/merged.json"]]
+
+
+@pytest.mark.parametrize("seconds", ["1e10", "inf", "nan", "-1", "1000000.5"])
+@pytest.mark.parametrize("command", BUDGET_COMMANDS, ids=lambda c: c[0])
+def test_budget_out_of_range_is_a_usage_error(tmp_path, monkeypatch, capsys, command, seconds):
+    """``--budget`` takes a number of seconds from 0 to the documented maximum, like any option
+    with a range: anything else (``1e10`` and ``inf`` crashed make, verify and grade with
+    "timestamp out of range") is exit 2 naming ``--budget``, before any work."""
+    from llkgen.console import MAX_BUDGET_SECONDS
+
+    from cli_runner import run_cli_in_process
+
+    level = tmp_path / "level.json"
+    level.write_text(json.dumps({"format": "llkgen.level/1", "id": "t", "rows": 1, "cols": 2, "grid": [[1, 1]]}))
+    argv = [a.format(level=level, tmp=tmp_path) for a in command]
+    code, out, err = run_cli_in_process([*argv, "--budget", seconds], monkeypatch, capsys)
+    assert (code, out) == (2, ""), err
+    assert "--budget" in err and "Traceback" not in err
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "merged.json").exists()
+    code, _, err = run_cli_in_process([*argv, "--budget", str(MAX_BUDGET_SECONDS)], monkeypatch, capsys)
+    assert code != 2, err  # the maximum itself is a budget
