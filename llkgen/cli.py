@@ -458,13 +458,15 @@ def make(
     jobs = max(1, min(jobs or os.cpu_count() or 1, total))
     executor = make_executor(jobs, scheduler)
     started = time.perf_counter()
+
+    def warn(note: str) -> None:  # as the journal is read, before any level is made
+        if not quiet:
+            typer.echo(f"Warning: {printable(note)}: dropped from the journal, level made again", err=True)
+
     with progress(total, spec.name if part is None else f"{spec.name} shard {part}", quiet) as advance:
         result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume,
-                           deadline=deadline, budget=budget)
+                           deadline=deadline, budget=budget, on_dropped=warn)
     took = time.perf_counter() - started
-    if not quiet:
-        for note in result.dropped:
-            typer.echo(f"Warning: {printable(note)}: dropped from the journal, level made again", err=True)
     if as_json:
         typer.echo(json_dumps(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume,
                                           scheduler=scheduler)))

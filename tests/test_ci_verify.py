@@ -478,3 +478,22 @@ def test_cli_verify_budget_zero_and_with_scheduler(tmp_path):
         (4, [], [{"file": "a.json", "check": "unknown", "detail": "not checked: the --budget of 0 s ran out"}])
     r = llkgen("verify", "a.json", "--budget", "1", "--scheduler", "local", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (2, "") and r.stderr.startswith("Error: --budget: cannot be kept with")
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), 2**53 + 1, 1e300])
+def test_a_number_out_of_range_in_metrics_is_refused_where_it_is_read(tmp_path, monkeypatch, capsys, value):
+    """A 401-digit integer in a level's ``metrics`` passed verify, then grade, view and render
+    crashed with OverflowError. Numbers in ``metrics`` are range-checked when the level is
+    read (at most 2^53 in magnitude): verify says the file is invalid, and every command that
+    reads it says so in one Error line, exit 1."""
+    from cli_runner import run_cli_in_process
+
+    path = write(tmp_path / "big.json", pack(GOOD | {"metrics": {"difficulty": value, "pairs": 3}}))
+    (problem,) = verify_paths([path]).problems
+    assert problem.check == "invalid" and "metrics.difficulty: expected a number from -2^53 to 2^53" in problem.detail
+    for argv in (["grade", str(path)], ["view", str(path), "--out", str(tmp_path / "v")],
+                 ["render", str(path), "--out", str(tmp_path / "r")], ["verify", str(path)]):
+        code, out, err = run_cli_in_process(argv, monkeypatch, capsys)
+        assert code == 1 and "Traceback" not in err, (argv, err)
+        assert "metrics.difficulty: expected a number from -2^53 to 2^53" in out + err, argv
+    assert verify_paths([write(tmp_path / "ok.json", GOOD | {"metrics": {"difficulty": 2**53}})]).exit_code == 0
