@@ -61,6 +61,7 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
                                initargs=(parent,))
     _quiet_when_stopped(pool)
     _quiet_wakeup(pool)
+    _signals_after_fork(pool)
     try:
         yield pool
         # Inside the ``try``: Ctrl-C while the pool shuts down terminates it too.
@@ -144,6 +145,49 @@ def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
                 raise
 
     wakeup.wakeup = quiet
+
+
+#: The signals the CLI turns into an exception (``llkgen.console.STOP``'s).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
+
+
+def _signals_after_fork(pool: ProcessPoolExecutor) -> None:
+    """Hold Ctrl-C and SIGTERM while ``pool`` forks a worker, and deliver them after.
+
+    A fork runs the interpreter's at-fork hooks (``logging``'s lock release among them) in the
+    parent, and an exception raised in one is printed ("Exception ignored in: <function
+    _releaseLock>") and dropped: the CLI's handler raised its stop there, the stop was lost and
+    the run went on, once in 40 Ctrl-Cs at random points of ``make --jobs 2 --resume``. So,
+    while the main thread forks, the handlers only note the signal; once the fork is done the
+    previous handlers are back and the first signal noted goes to its handler then."""
+    spawn = getattr(pool, "_spawn_process", None)  # the executor's own; wrapped on the instance
+    if spawn is None:
+        return
+
+    def held() -> None:
+        if threading.current_thread() is not threading.main_thread():
+            spawn()  # only the main thread runs Python signal handlers (or may set them)
+            return
+        noted: list[int] = []
+        previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in STOP_SIGNALS}
+        try:
+            spawn()
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            if noted:
+                _deliver(noted[0], previous[noted[0]])
+
+    pool._spawn_process = held  # type: ignore[attr-defined]
+
+
+def _deliver(signum: int, handler: object) -> None:
+    """Act on ``signum`` as ``handler`` (a signal handler as :func:`signal.signal` returns it)
+    would have when it arrived."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        os.kill(os.getpid(), signum)  # the default action, now that the default is back
 
 
 #: ``prctl`` option: the signal a process gets when its parent exits (linux/prctl.h).
