@@ -188,16 +188,19 @@ SLOW_64 = _slow_64()
 
 def test_seconds_budget_makes_a_slow_board_unknown(tmp_path):
     """A 64x64 board with 4 types takes tens of seconds at the root even with a tiny node
-    budget (measured: --nodes 5, 21 s); a seconds budget stops it, during the search. The
-    budget counts reading the file too, so it is scaled by how busy the machine is (a fixed
-    0.3 s went on reading alone), and so is the overrun allowed past it (``tests/timing.py``)."""
+    budget (measured: --nodes 5, 21 s); a seconds budget stops it: unknown, naming the budget.
+    Idle the search stops itself at the deadline ("during the quick dive"); on a busy machine
+    its first look at the clock can come past the run's hard stop, and the run ends the worker
+    ("not checked"). The budget is scaled by how busy the machine is, and so is the overrun
+    allowed past it (``tests/timing.py``); it stays under the idle search's 21 s."""
     path = write(tmp_path / "big.json", SLOW_64)
-    seconds = min(8.0, round(max(1.0, slowdown()), 1))  # the search takes 21-26 s idle
+    seconds = min(15, round(max(1.0, slowdown())))
     with Timed() as t:
         report = verify_paths([path], nodes=5, seconds=seconds)
     (res,) = report.levels
     assert (res.check, res.method, res.budget, report.exit_code) == ("unknown", "search", Budget(5, seconds), 4)
-    assert res.detail.startswith(f"unknown: the --budget of {seconds:g} s ran out during the "), res.detail
+    assert res.detail == f"not checked: the --budget of {seconds:g} s ran out" or \
+        res.detail.startswith(f"unknown: the --budget of {seconds:g} s ran out during the "), res.detail
     assert t.seconds < t.limit(seconds), t
 
 
@@ -431,25 +434,24 @@ def test_cli_verify_replay_resolve_budget_and_pack_dirs(tmp_path):
 
 
 def test_budget_bounds_the_whole_run_not_each_level(tmp_path):
-    """Four levels of tens of seconds each (at --nodes 5) and a good level file after them:
-    one budget for the whole run. The searches in the workers stop at the deadline, the ones
-    waiting for a worker are not checked, and the level read before the deadline is certified.
-    The budget must leave time to read the 4 big levels and the good one, so it is scaled by
-    how busy the machine is; the searches still need many times more."""
+    """A good level file, then four levels of tens of seconds each (at --nodes 5): one budget
+    for the whole run. The level read first is certified, the searches in the workers stop at
+    the deadline (or the run ends them), and the ones waiting for a worker are not checked.
+    The budget is scaled by how busy the machine is (starting the workers and reading the
+    levels take longer then), and stays under the idle search's 21 s."""
     big = write(tmp_path / "slow.json", pack(*[SLOW_64 | {"id": f"big-{k}"} for k in range(4)]))
     good = write(tmp_path / "good.json", GOOD)
-    seconds = min(8, round(max(1.0, 2 * slowdown())))  # the searches take 21-26 s idle
+    seconds = min(15, round(max(1.0, 2 * slowdown())))
     with Timed() as t:
-        report = verify_paths([big, good], nodes=5, jobs=2, seconds=seconds)
+        report = verify_paths([good, big], nodes=5, jobs=2, seconds=seconds)
     assert t.seconds < t.limit(seconds), t
-    by = {lv.label.rsplit("#", 1)[-1]: lv for lv in report.levels}
-    assert [lv.check for lv in report.levels] == ["unknown"] * 4 + ["ok"], report.lines()
-    assert by[str(good)].method == "replay" and report.exit_code == 4 and report.problems == []
-    for lv in report.levels[:4]:
+    assert [lv.check for lv in report.levels] == ["ok"] + ["unknown"] * 4, report.lines()
+    assert report.levels[0].method == "replay" and report.exit_code == 4 and report.problems == []
+    for lv in report.levels[1:]:
         assert lv.budget == Budget(5, seconds)
         assert lv.detail == f"not checked: the --budget of {seconds:g} s ran out" or \
             lv.detail.startswith(f"unknown: the --budget of {seconds:g} s ran out during the "), lv.detail
-    assert any(lv.detail.startswith("not checked") for lv in report.levels[:4])  # two workers, four levels
+    assert any(lv.detail.startswith("not checked") for lv in report.levels[1:])  # two workers, four levels
 
 
 def test_budget_zero_checks_nothing_and_reports_every_file(tmp_path):
