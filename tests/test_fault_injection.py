@@ -124,13 +124,37 @@ def _killed_run(argv: list[str], cwd: Path, delay: float, tally: Tally) -> bool:
         return True
 
 
-def _delays(rng: random.Random, kills: int, duration: float) -> list[float]:
-    """``kills`` delays between :data:`EARLIEST` and ``duration``: every other one anywhere in
-    the run, the rest in its last quarter. Outputs are written in the last few percent of a run
-    (the rest is start-up and making levels), so uniform delays alone would seldom land in a
-    write."""
-    end = max(duration, 2 * EARLIEST)
-    return [rng.uniform(EARLIEST if k % 2 == 0 else max(EARLIEST, 0.75 * end), end) for k in range(kills)]
+class _Delays:
+    """``kills`` delays between :data:`EARLIEST` and a run's duration: every other one anywhere
+    in the run, the rest in its last quarter. Outputs are written in the last few percent of a
+    run (the rest is start-up and making levels), so uniform delays alone would seldom land in
+    a write.
+
+    The duration starts as the reference run's and is drawn one delay at a time: on a busy
+    machine a run's wall time varies many-fold, and when a run finishes before its kill
+    (:meth:`finished`), the later delays are drawn within that run's duration instead, so that
+    kills keep landing (all 8 runs once outran delays drawn from a reference run slowed by a
+    burst of load)."""
+
+    def __init__(self, rng: random.Random, kills: int, duration: float) -> None:
+        self.rng, self.kills, self.end = rng, kills, duration
+
+    def __iter__(self):
+        for k in range(self.kills):
+            end = max(self.end, 2 * EARLIEST)
+            yield self.rng.uniform(EARLIEST if k % 2 == 0 else max(EARLIEST, 0.75 * end), end)
+
+    def finished(self, seconds: float) -> None:
+        self.end = min(self.end, seconds)
+
+
+def _killed_run_timed(argv: list[str], cwd: Path, delay: float, tally: Tally, delays: _Delays) -> bool:
+    """:func:`_killed_run`, telling ``delays`` how long a run that finished took."""
+    started = time.monotonic()
+    finished = _killed_run(argv, cwd, delay, tally)
+    if finished:
+        delays.finished(time.monotonic() - started)
+    return finished
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -187,8 +211,9 @@ def _make_resume(tmp: Path, count: int, kills: int, seed: int) -> tuple[Tally, b
     cwd = _write_spec(tmp / "killed", count, export)
     pack = cwd / "out/tiny.json"
     tally = Tally()
-    for delay in _delays(random.Random(f"make-resume/{seed}"), kills, duration):
-        finished = _killed_run(resume, cwd, delay, tally)
+    delays = _Delays(random.Random(f"make-resume/{seed}"), kills, duration)
+    for delay in delays:
+        finished = _killed_run_timed(resume, cwd, delay, tally, delays)
         # Never a torn pack: none yet, or the whole of it.
         assert not pack.exists() or pack.read_bytes() == expected, f"a kill at {delay:.3f} s left a torn pack"
         if finished:  # before the kill: it swept what earlier kills left (aged below), and used its journal
@@ -218,8 +243,9 @@ def _merge(tmp: Path, count: int, kills: int, seed: int) -> Tally:
     pack.write_bytes(b'{"an older file": true}\n')
     before = pack.read_bytes()
     tally = Tally()
-    for delay in _delays(random.Random(f"merge/{seed}"), kills, duration):
-        _killed_run([*merge, "out/merged.json"], cwd, delay, tally)
+    delays = _Delays(random.Random(f"merge/{seed}"), kills, duration)
+    for delay in delays:
+        _killed_run_timed([*merge, "out/merged.json"], cwd, delay, tally, delays)
         assert pack.read_bytes() in (before, expected), f"a kill at {delay:.3f} s left a torn pack"
         _age_temporaries(tmp, tally)
     _run([*merge, "out/merged.json"], cwd)
@@ -243,9 +269,10 @@ def _pack_files(tmp: Path, count: int, kills: int, seed: int) -> Tally:
     assert older != expected
     rng = random.Random(f"pack-files/{seed}")
     tally = Tally()
-    for delay in _delays(rng, kills, duration):
+    delays = _Delays(rng, kills, duration)
+    for delay in delays:
         argv = [*make, "--resume"] if rng.random() < 0.5 else make
-        finished = _killed_run(argv, cwd, delay, tally)
+        finished = _killed_run_timed(argv, cwd, delay, tally, delays)
         if not target.exists():
             # Killed between the two renames of the swap: the old pack is aside, the new one
             # complete under its temporary name, and both are kept for a person to decide
