@@ -237,6 +237,7 @@ CTRL_C_IN_FORK = """
 import os, signal
 from llkgen.execution.workers import worker_pool
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored
 sent = []
 
 def interrupt():
