@@ -51,6 +51,7 @@ from llkgen.console import (
     WHOLE_BUDGET_HELP,
     WRITE_BUDGET_HELP,
     Engine,
+    budget_problem,
     classified_report,
     deadline_after,
     example_kept_whole,
@@ -88,6 +89,14 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _budget_seconds(value: Optional[float]) -> Optional[float]:
+    """Every ``--budget``: a finite number of seconds up to the documented maximum, else exit 2."""
+    problem = budget_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
 
 
 def _print_version(value: bool) -> None:
@@ -150,7 +159,8 @@ def moves(
     classify: bool = typer.Option(False, "--classify", help=CLASSIFY_HELP),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=CLASSIFY_NODES_HELP),
     budget: Optional[float] = typer.Option(
-        None, "--budget", metavar="SECONDS", min=0.0, help=f"With --classify: {WHOLE_BUDGET_HELP}"),
+        None, "--budget", metavar="SECONDS", min=0.0, callback=_budget_seconds,
+        help=f"With --classify: {WHOLE_BUDGET_HELP}"),
 ) -> None:
     """List every pair removable right now, with the path that would be drawn.
 
@@ -194,7 +204,8 @@ def hint(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("hint")),
     nodes: int = typer.Option(ADVICE_NODES, "--nodes", min=1, help=NODES_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WHOLE_BUDGET_HELP),
 ) -> None:
     """Suggest a move after which the level can still be cleared.
 
@@ -225,7 +236,8 @@ def reshuffle(
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help=RESHUFFLE_OUT_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("reshuffle")),
     nodes: int = typer.Option(ADVICE_NODES, "--nodes", min=1, help=NODES_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WHOLE_BUDGET_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Rearrange the tiles left on a level over the same cells into a board that can be cleared.
@@ -312,7 +324,8 @@ def replay(
 def solve(
     level: str = typer.Argument(..., metavar="LEVEL", help=LEVEL_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("solve")),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WHOLE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WHOLE_BUDGET_HELP),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=SOLVE_NODES_HELP),
     engine: Engine = typer.Option(Engine.auto, "--engine", help=ENGINE_HELP),
 ) -> None:
@@ -341,7 +354,7 @@ def render(
     out: Path = typer.Option(..., "--out", help="Directory for the SVG files (created if missing)."),
     solution: bool = typer.Option(False, "--solution", help=RENDER_SOLUTION_HELP),
     budget: Optional[float] = typer.Option(
-        None, "--budget", metavar="SECONDS", min=0.0,
+        None, "--budget", metavar="SECONDS", min=0.0, callback=_budget_seconds,
         help=f"{BUDGET_HELP}: no level starts after it, the levels not rendered are counted, exit 4; "
              "every file written is whole."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
@@ -376,7 +389,8 @@ def view(
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
     start: int = typer.Option(0, "--start", min=0, help="0-based index of the first level on the page."),
     limit: int = typer.Option(VIEW_LEVELS, "--limit", min=1, help=VIEW_LIMIT_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WRITE_BUDGET_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
     """Write a self-contained HTML page to browse and play a pack.
@@ -422,7 +436,8 @@ def make(
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help=SHARD_HELP),
     resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=MAKE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=MAKE_BUDGET_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("make")),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
@@ -470,13 +485,15 @@ def make(
     jobs = max(1, min(jobs or os.cpu_count() or 1, total))
     executor = make_executor(jobs, scheduler)
     started = time.perf_counter()
+
+    def warn(note: str) -> None:  # as the journal is read, before any level is made
+        if not quiet:
+            typer.echo(f"Warning: {printable(note)}: dropped from the journal, level made again", err=True)
+
     with progress(total, spec.name if part is None else f"{spec.name} shard {part}", quiet) as advance:
         result = make_pack(spec, on_level=advance, executor=executor, shard=part, resume=resume,
-                           deadline=deadline, budget=budget)
+                           deadline=deadline, budget=budget, on_dropped=warn)
     took = time.perf_counter() - started
-    if not quiet:
-        for note in result.dropped:
-            typer.echo(f"Warning: {printable(note)}: dropped from the journal, level made again", err=True)
     if as_json:
         typer.echo(json_dumps(make_report(result, spec, part, jobs=jobs, seconds=took, resume=resume,
                                           scheduler=scheduler)))
@@ -488,7 +505,8 @@ def make(
 def merge(
     shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
     out: Path = typer.Option(..., "--out", help=MERGE_OUT_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=WRITE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=WRITE_BUDGET_HELP),
     as_json: bool = typer.Option(False, "--json", help=json_help("merge")),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
 ) -> None:
@@ -529,7 +547,8 @@ def verify_levels(
         help="Also append a markdown summary (counts, and a table of what is not certified) to FILE, "
              "e.g. $GITHUB_STEP_SUMMARY."),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help=VERIFY_NODES_HELP),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=VERIFY_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=VERIFY_BUDGET_HELP),
     resolve: bool = typer.Option(False, "--resolve", help=RESOLVE_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="local|ADDRESS", help=SCHEDULER_HELP),
@@ -591,7 +610,8 @@ def grade(
     source: str = typer.Argument(..., metavar="LEVEL|PACK", help=GRADE_SOURCE_HELP),
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seeds every measurement, with each level's id."),
     as_json: bool = typer.Option(False, "--json", help=json_help("grade")),
-    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0, help=GRADE_BUDGET_HELP),
+    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", min=0.0,
+                                           callback=_budget_seconds, help=GRADE_BUDGET_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help=JOBS_HELP),
     precision: float = typer.Option(1.5, "--precision", metavar="POINTS", min=0.25, max=50, help=GRADE_SE_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),

@@ -265,8 +265,20 @@ CLASSIFY_NODES_HELP = f"With --classify: {NODES_HELP} Default: {ADVICE_NODES}."
 #: ``--nodes`` of ``verify``.
 VERIFY_NODES_HELP = (f"Search-node budget of each level searched (default: the level's recorded budget, else "
                      f"{DEFAULT_NODES}); deterministic: the same answer on every machine.")
+#: The largest ``--budget``, in seconds: about 11.6 days, longer than any CI job, and far below
+#: the largest timeout the threading layer takes (``threading.TIMEOUT_MAX``, about 9.2e9 s on
+#: Linux; ``--budget 1e10`` crashed with "timestamp out of range" where 9e9 still ran).
+MAX_BUDGET_SECONDS = 1_000_000
+
+def budget_problem(seconds: float | None) -> str | None:
+    """What is wrong with ``--budget SECONDS`` (``None``: nothing); every command's
+    ``--budget`` is checked here."""
+    if seconds is None or 0 <= seconds <= MAX_BUDGET_SECONDS:  # False for nan
+        return None
+    return f"expected a number of seconds from 0 to {MAX_BUDGET_SECONDS:,}, found {seconds!r}"
+
 #: How every ``--budget SECONDS`` begins: a limit on the whole command, never on a part of it.
-BUDGET_HELP = "Wall-clock limit in seconds for the whole command (0: no time)"
+BUDGET_HELP = f"Wall-clock limit in seconds for the whole command (0: no time; at most {MAX_BUDGET_SECONDS:,})"
 #: ``--budget`` of the commands that answer about one board: ``moves --classify``, ``hint``,
 #: ``reshuffle``, ``solve``.
 WHOLE_BUDGET_HELP = f"{BUDGET_HELP}; what it leaves undecided is unknown, exit 4. Makes the answer machine-dependent."

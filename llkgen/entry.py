@@ -6,21 +6,81 @@ Typer (its click, and the pydantic it coerces every argument through) costs seve
 interpreter's own start-up (benchmarks/startup_bench.py), and a version check should not pay
 it. So this module imports nothing but the standard library's import machinery, and tells
 which search core runs without importing it.
+
+It also owns what the command prints last: standard output. A write error there (a full disk
+under ``> file``, an I/O error) is one ``Error:`` line on stderr and exit 1, wherever the write
+happened, the flush at exit included; a closed pipe ends the command quietly, as Click does.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
+from typing import Any, TextIO
 
 from llkgen._version import version_line
 
 
 def main() -> None:
     """Print :func:`version_line` for ``llkgen --version``; run :func:`llkgen.cli.main` on
-    anything else."""
+    anything else. A write error on standard output: one ``Error:`` line, exit 1."""
+    stdout = sys.stdout = _Watched(sys.stdout)
+    try:
+        try:
+            _run()
+        finally:  # the output still buffered: its write error shows here, not at exit
+            stdout.flush()
+    except OSError as e:
+        if stdout.failed is not e:
+            raise
+        _silence_stdout()
+        if e.errno != errno.EPIPE:  # a reader that went away wants no message
+            print(f"Error: cannot write to standard output: {e.strerror or e}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
+def _run() -> None:
     if sys.argv[1:] == ["--version"]:
         print(version_line())
         return
     from llkgen.cli import main as cli_main
 
     cli_main()
+
+
+class _Watched:
+    """Standard output, unchanged but for one thing: it remembers the write error it raised
+    (``failed``), so an error from any other file is never mistaken for it. (Asking the stream
+    afterwards cannot tell: a failed flush drops what it held, and the next flush succeeds.)"""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.failed: OSError | None = None
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except OSError as e:
+            self.failed = e
+            raise
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as e:
+            self.failed = e
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so the interpreter's own flush at exit
+    cannot print the same error again as a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+    except (OSError, ValueError):  # no file descriptor to replace: nothing will flush to it
+        pass

@@ -46,6 +46,7 @@ from llkgen.verifier.pairing import PairingSearch
 from llkgen.verifier.pairing_check import pairing_check
 
 import oracle as O
+from timing import Timed
 
 GRAVITIES = ("none", "down", "up", "left", "right")
 ENGINES = ("auto", "search", "baseline")
@@ -758,10 +759,10 @@ def test_big_boards_with_small_budget_return():
     rng.shuffle(cells)
     board = Board.checked(n, n, cells)
     for gravity in ("none", "down"):
-        t = time.perf_counter()
+        t = time.process_time()  # CPU time: the bound is on work, whatever the load
         v = verify(board, Rules(border=True, gravity=gravity), Budget(nodes=20))
         assert v.status in ("solvable", "unsolvable", "unknown")
-        assert time.perf_counter() - t < 60
+        assert time.process_time() - t < 60
 
 
 # =========================================================================== tests: path rule
@@ -858,7 +859,7 @@ def test_same_budget_same_answer_on_medium_boards():
 def test_seconds_budget_is_roughly_honoured():
     n = 24
     board = Board.checked(n, n, [1 + (r + c) % 2 for r in range(n) for c in range(n)])
-    t = time.perf_counter()
-    v = verify(board, Rules(border=True), Budget(nodes=None, seconds=0.5))
+    with Timed() as t:
+        v = verify(board, Rules(border=True), Budget(nodes=None, seconds=0.5))
     assert v.status in ("solvable", "unsolvable", "unknown")
-    assert time.perf_counter() - t < 5
+    assert t.seconds < t.limit(0.5, 4.5), t

@@ -17,6 +17,7 @@ import llkgen
 from llkgen.errors import LevelFormatError, LlkgenError, SpecError
 
 from docs_blocks import fenced_blocks, marked_block
+from timing import HANG_SECONDS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 GRID = [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]]
@@ -27,7 +28,7 @@ TINY = {"name": "tiny", "seed": 7, "count": 2, "board": {"rows": 4, "cols": 4},
 def _python(code: str) -> subprocess.CompletedProcess:
     """``code`` run by a fresh interpreter, so nothing imported here leaks into it."""
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=HANG_SECONDS)
 
 
 # -- docs/api.md ------------------------------------------------------------------------------

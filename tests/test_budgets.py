@@ -1,11 +1,11 @@
 """Budgets that hold: the CP-SAT engine, the flow pairing check and ``explain_locked`` stop at
 their deadline, and ortools is imported only when CP-SAT runs.
 
-Timing tests are the exception to "tests never assert on wall-clock time", and they are built
-not to flake on a loaded 2-core machine: each gives a tiny budget to a board that takes tens of
-seconds (or, for ``explain_locked``, many minutes) without one, and allows a margin several
-times the budget. Each also checks what the stop must look like (``unknown`` naming the time
-budget, ``None``, ``complete: false``), which is what callers rely on.
+Each gives a tiny budget to a board that takes tens of seconds (or, for ``explain_locked``,
+many minutes) without one, and checks first what the stop must look like (``unknown`` naming
+the time budget, ``None``, ``complete: false``), which is what callers rely on. The time is
+bounded in this process, from the call's start, with the overrun scaled by how busy the machine
+is (``tests/timing.py``); one real process (``solve``) checks the command's budget end to end.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from llkgen.verifier.pairing_check import pairing_check
 from llkgen.verifier.portfolio import verify
 from llkgen.verifier.verdict import DEFAULT_NODES, UNKNOWN, Budget, OutOfBudget
 
-#: Allowed overrun in the timing tests (the issue's bar is 0.5 s; this is the flake guard).
-MARGIN = 2.0
+from timing import Timed, TimedProcess
 
 
 def _board(rows: int, cols: int, types: int, walls: float, seed: int) -> Board:
@@ -93,19 +92,18 @@ def test_cpsat_time_budget_holds_while_the_model_is_built():
     """16x16, 8 types x 32, no walls: building this model takes ~40 s of Python (and ~5 s of
     CP-SAT start-up). With 0.3 s it must say unknown, by the time budget, at once."""
     board = _board(16, 16, 8, 0.0, 0)
-    start = time.perf_counter()
-    status, order, stats = solve_cpsat(board, Rules(), Budget(nodes=200_000, seconds=0.3))
-    elapsed = time.perf_counter() - start
+    with Timed() as t:
+        status, order, stats = solve_cpsat(board, Rules(), Budget(nodes=200_000, seconds=0.3))
     assert (status, order, stats["stopped_by"]) == ("unknown", None, "time"), stats
-    assert elapsed < 0.3 + MARGIN, elapsed
+    assert t.seconds < t.limit(0.3), t
 
 
 def test_cpsat_deadline_is_honoured_too():
     board = _board(16, 16, 8, 0.0, 0)
-    start = time.perf_counter()
-    status, _, stats = solve_cpsat(board, Rules(), Budget(nodes=None), deadline=start + 0.3)
+    with Timed() as t:
+        status, _, stats = solve_cpsat(board, Rules(), Budget(nodes=None), deadline=time.perf_counter() + 0.3)
     assert (status, stats["stopped_by"]) == ("unknown", "time"), stats
-    assert time.perf_counter() - start < 0.3 + MARGIN
+    assert t.seconds < t.limit(0.3), t
 
 
 def test_cpsat_says_which_budget_ran_out():
@@ -123,11 +121,11 @@ def test_verify_cpsat_names_the_time_budget():
     from llkgen.verifier import verify
 
     board = _board(16, 16, 8, 0.0, 0)
-    start = time.perf_counter()
-    verdict = verify(board, Rules(), Budget(nodes=200_000, seconds=0.3), engine="cpsat")
+    with Timed() as t:
+        verdict = verify(board, Rules(), Budget(nodes=200_000, seconds=0.3), engine="cpsat")
     assert verdict.status == "unknown"
     assert "time budget" in verdict.reason and verdict.proof == {"budget": "seconds"}
-    assert time.perf_counter() - start < 0.3 + MARGIN
+    assert t.seconds < t.limit(0.3), t
 
 
 
@@ -157,10 +155,10 @@ def test_auto_search_then_cpsat_holds_the_budget():
 
     board, rules = Board.from_text(STUBBORN_WALLED), Rules(border=False)
     assert cpsat_suits(board, rules)
-    start = time.perf_counter()
-    verdict = verify(board, rules, Budget(nodes=10, seconds=1.0))  # the search hands over at 5
+    with Timed() as t:
+        verdict = verify(board, rules, Budget(nodes=10, seconds=1.0))  # the search hands over at 5
     assert (verdict.status, verdict.stats["stage"], verdict.proof) == ("unknown", "cpsat", {"budget": "seconds"})
-    assert time.perf_counter() - start < 1.0 + MARGIN
+    assert t.seconds < t.limit(1.0), t
 
 # --------------------------------------------------------------------------- flow
 
@@ -169,9 +167,9 @@ def test_pairing_check_stops_at_its_deadline():
     """64x64, 20% walls, 4 types: the unbudgeted check runs for minutes (its pair tables
     alone hold millions of pairs). Stopping proves nothing, so it returns None."""
     board = _board(64, 64, 4, 0.2, 1)
-    start = time.perf_counter()
-    assert pairing_check(board, Rules(), deadline=start + 0.3) is None
-    assert time.perf_counter() - start < 0.3 + MARGIN
+    with Timed() as t:
+        assert pairing_check(board, Rules(), deadline=time.perf_counter() + 0.3) is None
+    assert t.seconds < t.limit(0.3), t
 
 
 def test_pairing_check_stopped_early_is_none_where_it_would_find_a_proof():
@@ -193,9 +191,9 @@ def test_explain_locked_stops_at_its_deadline():
     board = _board(64, 64, 819, 0.2, 1)
     locked = _locked(board)
     assert len(locked) > 1000
-    start = time.perf_counter()
-    report = explain_locked(board, Rules(), locked, deadline=start + 0.5)
-    assert time.perf_counter() - start < 0.5 + MARGIN
+    with Timed() as t:
+        report = explain_locked(board, Rules(), locked, deadline=time.perf_counter() + 0.5)
+    assert t.seconds < t.limit(0.5), t
     assert report["applicable"] and not report["complete"]
     assert "time budget" in report["reason"] and report["proof"] is None
     json.dumps(report)
@@ -219,35 +217,32 @@ def test_explain_locked_complete_when_in_time():
 
 def test_solve_budget_covers_the_explanation(tmp_path: Path):
     """``llkgen solve --budget 1`` on that 64x64 board: the lock test decides at once, and
-    the explanation after the verdict stays inside the same budget (it took 288 s before)."""
+    the explanation after the verdict stays inside the same budget (it took 288 s before).
+    The real-process check of ``solve``'s budget: the interpreter's start-up, measured, is
+    allowed on top."""
     board = _board(64, 64, 819, 0.2, 1)
     level = tmp_path / "big.json"
     level.write_text(json.dumps({"format": "llkgen.level/1", "id": "big", "rows": 64,
                                  "cols": 64, "grid": board.grid(),
                                  "rules": {"border": True, "gravity": "none"}}))
-    start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "llkgen", "solve", str(level), "--budget", "1",
-                          "--json"], capture_output=True, text=True, timeout=300)
-    elapsed = time.perf_counter() - start
+    with TimedProcess() as t:
+        out = subprocess.run([sys.executable, "-m", "llkgen", "solve", str(level), "--budget", "1",
+                              "--json"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 3, out.stderr
     proof = json.loads(out.stdout)["proof"]
     assert proof["locked"] and "time budget" in proof["bottlenecks_incomplete"]
-    assert elapsed < 1 + MARGIN + 3.0, elapsed  # plus interpreter and import start-up
+    assert t.seconds < t.limit(1), t
 
 
 # --------------------------------------------------------------------------- advice: the whole call
 
-#: The issue's bar for the advice commands: a whole call stops within its budget plus this.
-ADVICE_BAR = 0.5
-
-
-def _timed(call) -> tuple[object, float]:
-    start = time.perf_counter()
-    try:
-        out = call()
-    except Exception as e:  # a ReshuffleError is the answer of a reshuffle out of time
-        out = e
-    return out, time.perf_counter() - start
+def _timed(call) -> tuple[object, Timed]:
+    with Timed() as t:
+        try:
+            out = call()
+        except Exception as e:  # a ReshuffleError is the answer of a reshuffle out of time
+            out = e
+    return out, t
 
 
 def test_classify_moves_budget_bounds_the_whole_call():
@@ -258,7 +253,7 @@ def test_classify_moves_budget_bounds_the_whole_call():
 
     board = _board(32, 32, 4, 0.0, 1)
     labels, took = _timed(lambda: classify_moves(board, Rules(), Budget(nodes=20_000, seconds=1.0)))
-    assert took < 1.0 + ADVICE_BAR, took
+    assert took.seconds < took.limit(1.0), took
     assert isinstance(labels, list) and len(labels) > 900
     assert all(x.label == UNDECIDED and x.proof == {"budget": "seconds"} for x in labels)
 
@@ -271,13 +266,13 @@ def test_advice_budget_bounds_the_whole_call_under_gravity():
     board, rules = _board(64, 64, 4, 0.0, 1), Rules(gravity="down")
     budget = Budget(nodes=20_000, seconds=1.0)
     labels, took = _timed(lambda: classify_moves(board, rules, budget))
-    assert took < 1.0 + ADVICE_BAR, took
+    assert took.seconds < took.limit(1.0), took
     assert isinstance(labels, list) and {x.label for x in labels} == {"unknown"}
     error, took = _timed(lambda: reshuffle(board, rules, 1, budget))
-    assert took < 1.0 + ADVICE_BAR, took
+    assert took.seconds < took.limit(1.0), took
     assert isinstance(error, ReshuffleError) and error.exit_code == 4 and "time budget" in str(error)
     found, took = _timed(lambda: hint(board, rules, budget))
-    assert took < 1.0 + ADVICE_BAR, took
+    assert took.seconds < took.limit(1.0), took
     assert found.status == "undecided" and found.proof == {"budget": "seconds"}
 
 
@@ -339,14 +334,13 @@ def test_reach_pairing_stops_at_its_deadline():
         grid[0][grid[0].index(1)] = 0
     board, rules = Board.from_grid(grid), Rules(gravity=Gravity.DOWN)
     reach = Reach(board, rules)
-    start = time.perf_counter()
-    with pytest.raises(OutOfBudget):
-        reach.stranded(Grid(board, rules), deadline=start + 0.1)
-    assert time.perf_counter() - start < 0.1 + MARGIN
-    start = time.perf_counter()
-    v = verify(board, rules, Budget(seconds=0.2))
+    with Timed() as t, pytest.raises(OutOfBudget):
+        reach.stranded(Grid(board, rules), deadline=time.perf_counter() + 0.1)
+    assert t.seconds < t.limit(0.1), t
+    with Timed() as t:
+        v = verify(board, rules, Budget(seconds=0.2))
     assert v.status == UNKNOWN and v.proof == {"budget": "seconds"}
-    assert time.perf_counter() - start < 0.2 + MARGIN
+    assert t.seconds < t.limit(0.2), t
 
 
 def test_seconds_come_first_in_a_budget():
@@ -387,3 +381,48 @@ def test_advice_given_seconds_alone_keeps_a_node_limit_per_verification(monkeypa
     seen.clear()
     advice.hint(board, rules, Budget(nodes=7, seconds=30))
     assert {b.nodes for b in seen} == {7}
+
+
+# --------------------------------------------------------------------------- the range of --budget
+
+#: Every command that takes ``--budget``, with arguments it would otherwise run on.
+BUDGET_COMMANDS = [["solve", "{level}"], ["hint", "{level}"], ["moves", "{level}", "--classify"],
+                   ["reshuffle", "{level}", "--seed", "1"], ["verify", "{level}"], ["grade", "{level}"],
+                   ["make", "--config", "easy", "--count", "1", "--out", "{tmp}/out.json"],
+                   ["merge", "{tmp}/shard.json", "--out", "{tmp}/merged.json"],
+                   ["render", "{level}", "--out", "{tmp}/svg"], ["view", "{level}", "--out", "{tmp}/view.html"]]
+
+
+def test_every_command_with_a_budget_is_held_to_its_range():
+    from llkgen.cli import app
+
+    with_budget = {c.name or c.callback.__name__ for c in app.registered_commands
+                   if any("--budget" in (p.param_decls or ()) for p in _options(c.callback))}
+    assert with_budget == {argv[0] for argv in BUDGET_COMMANDS}
+
+
+def _options(callback):
+    import inspect
+
+    return [p.default for p in inspect.signature(callback).parameters.values() if hasattr(p.default, "param_decls")]
+
+
+@pytest.mark.parametrize("seconds", ["1e10", "inf", "nan", "-1", "1000000.5"])
+@pytest.mark.parametrize("command", BUDGET_COMMANDS, ids=lambda c: c[0])
+def test_budget_out_of_range_is_a_usage_error(tmp_path, monkeypatch, capsys, command, seconds):
+    """``--budget`` takes a number of seconds from 0 to the documented maximum, like any option
+    with a range: anything else (``1e10`` and ``inf`` crashed make, verify and grade with
+    "timestamp out of range") is exit 2 naming ``--budget``, before any work."""
+    from llkgen.console import MAX_BUDGET_SECONDS
+
+    from cli_runner import run_cli_in_process
+
+    level = tmp_path / "level.json"
+    level.write_text(json.dumps({"format": "llkgen.level/1", "id": "t", "rows": 1, "cols": 2, "grid": [[1, 1]]}))
+    argv = [a.format(level=level, tmp=tmp_path) for a in command]
+    code, out, err = run_cli_in_process([*argv, "--budget", seconds], monkeypatch, capsys)
+    assert (code, out) == (2, ""), err
+    assert "--budget" in err and "Traceback" not in err
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "merged.json").exists()
+    code, _, err = run_cli_in_process([*argv, "--budget", str(MAX_BUDGET_SECONDS)], monkeypatch, capsys)
+    assert code != 2, err  # the maximum itself is a budget

@@ -20,6 +20,8 @@ from llkgen.game.board import Board, Rules
 from llkgen.jobs.check import collect, verify_paths
 from llkgen.verifier import Budget, verify
 
+from timing import HANG_SECONDS, Timed, slowdown
+
 GOOD = {"format": "llkgen.level/1", "id": "good", "rows": 3, "cols": 4,
         "grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]], "rules": {"border": True, "gravity": "none"},
         "solution": [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3]]]}
@@ -186,18 +188,20 @@ SLOW_64 = _slow_64()
 
 def test_seconds_budget_makes_a_slow_board_unknown(tmp_path):
     """A 64x64 board with 4 types takes tens of seconds at the root even with a tiny node
-    budget (measured: --nodes 5, 21 s); a seconds budget stops it. The margin is the flake
-    guard of tests/test_budgets.py, the documented bar is 0.5 s."""
-    import time
-
+    budget (measured: --nodes 5, 21 s); a seconds budget stops it: unknown, naming the budget.
+    Idle the search stops itself at the deadline ("during the quick dive"); on a busy machine
+    its first look at the clock can come past the run's hard stop, and the run ends the worker
+    ("not checked"). The budget is scaled by how busy the machine is, and so is the overrun
+    allowed past it (``tests/timing.py``); it stays under the idle search's 21 s."""
     path = write(tmp_path / "big.json", SLOW_64)
-    started = time.perf_counter()
-    report = verify_paths([path], nodes=5, seconds=0.3)
-    took = time.perf_counter() - started
+    seconds = min(15, round(max(1.0, slowdown())))
+    with Timed() as t:
+        report = verify_paths([path], nodes=5, seconds=seconds)
     (res,) = report.levels
-    assert (res.check, res.method, res.budget, report.exit_code) == ("unknown", "search", Budget(5, 0.3), 4)
-    assert res.detail.startswith("unknown: the --budget of 0.3 s ran out during the "), res.detail
-    assert took < 0.3 + 2.0 + 1.0  # the budget, the flake margin, and reading a 64x64 file
+    assert (res.check, res.method, res.budget, report.exit_code) == ("unknown", "search", Budget(5, seconds), 4)
+    assert res.detail == f"not checked: the --budget of {seconds:g} s ran out" or \
+        res.detail.startswith(f"unknown: the --budget of {seconds:g} s ran out during the "), res.detail
+    assert t.seconds < t.limit(seconds), t
 
 
 def test_budget_comes_from_nodes_then_certificate_then_default(tmp_path):
@@ -260,7 +264,7 @@ def test_junit_and_json_reports(tmp_path):
 # -- the real command ---------------------------------------------------------------------------
 def llkgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "llkgen", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_SECONDS)
 
 
 def test_cli_verify(tmp_path):
@@ -430,25 +434,24 @@ def test_cli_verify_replay_resolve_budget_and_pack_dirs(tmp_path):
 
 
 def test_budget_bounds_the_whole_run_not_each_level(tmp_path):
-    """Four levels of tens of seconds each (at --nodes 5) and a good level file after them:
-    1 s for the whole run. The searches in the workers stop at the deadline, the ones waiting
-    for a worker are not checked, and the level read before the deadline is certified."""
-    import time
-
+    """A good level file, then four levels of tens of seconds each (at --nodes 5): one budget
+    for the whole run. The level read first is certified, the searches in the workers stop at
+    the deadline (or the run ends them), and the ones waiting for a worker are not checked.
+    The budget is scaled by how busy the machine is (starting the workers and reading the
+    levels take longer then), and stays under the idle search's 21 s."""
     big = write(tmp_path / "slow.json", pack(*[SLOW_64 | {"id": f"big-{k}"} for k in range(4)]))
     good = write(tmp_path / "good.json", GOOD)
-    started = time.perf_counter()
-    report = verify_paths([big, good], nodes=5, jobs=2, seconds=1.0)
-    took = time.perf_counter() - started
-    assert took < 1.0 + 0.5 + 1.0 + 1.0, took  # the bound, the flake guard, reading 4 64x64 levels
-    by = {lv.label.rsplit("#", 1)[-1]: lv for lv in report.levels}
-    assert [lv.check for lv in report.levels] == ["unknown"] * 4 + ["ok"], report.lines()
-    assert by[str(good)].method == "replay" and report.exit_code == 4 and report.problems == []
-    for lv in report.levels[:4]:
-        assert lv.budget == Budget(5, 1.0)
-        assert lv.detail == "not checked: the --budget of 1 s ran out" or \
-            lv.detail.startswith("unknown: the --budget of 1 s ran out during the "), lv.detail
-    assert any(lv.detail.startswith("not checked") for lv in report.levels[:4])  # two workers, four levels
+    seconds = min(15, round(max(1.0, 2 * slowdown())))
+    with Timed() as t:
+        report = verify_paths([good, big], nodes=5, jobs=2, seconds=seconds)
+    assert t.seconds < t.limit(seconds), t
+    assert [lv.check for lv in report.levels] == ["ok"] + ["unknown"] * 4, report.lines()
+    assert report.levels[0].method == "replay" and report.exit_code == 4 and report.problems == []
+    for lv in report.levels[1:]:
+        assert lv.budget == Budget(5, seconds)
+        assert lv.detail == f"not checked: the --budget of {seconds:g} s ran out" or \
+            lv.detail.startswith(f"unknown: the --budget of {seconds:g} s ran out during the "), lv.detail
+    assert any(lv.detail.startswith("not checked") for lv in report.levels[1:])  # two workers, four levels
 
 
 def test_budget_zero_checks_nothing_and_reports_every_file(tmp_path):
@@ -477,3 +480,22 @@ def test_cli_verify_budget_zero_and_with_scheduler(tmp_path):
         (4, [], [{"file": "a.json", "check": "unknown", "detail": "not checked: the --budget of 0 s ran out"}])
     r = llkgen("verify", "a.json", "--budget", "1", "--scheduler", "local", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (2, "") and r.stderr.startswith("Error: --budget: cannot be kept with")
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), 2**53 + 1, 1e300])
+def test_a_number_out_of_range_in_metrics_is_refused_where_it_is_read(tmp_path, monkeypatch, capsys, value):
+    """A 401-digit integer in a level's ``metrics`` passed verify, then grade, view and render
+    crashed with OverflowError. Numbers in ``metrics`` are range-checked when the level is
+    read (at most 2^53 in magnitude): verify says the file is invalid, and every command that
+    reads it says so in one Error line, exit 1."""
+    from cli_runner import run_cli_in_process
+
+    path = write(tmp_path / "big.json", pack(GOOD | {"metrics": {"difficulty": value, "pairs": 3}}))
+    (problem,) = verify_paths([path]).problems
+    assert problem.check == "invalid" and "metrics.difficulty: expected a number from -2^53 to 2^53" in problem.detail
+    for argv in (["grade", str(path)], ["view", str(path), "--out", str(tmp_path / "v")],
+                 ["render", str(path), "--out", str(tmp_path / "r")], ["verify", str(path)]):
+        code, out, err = run_cli_in_process(argv, monkeypatch, capsys)
+        assert code == 1 and "Traceback" not in err, (argv, err)
+        assert "metrics.difficulty: expected a number from -2^53 to 2^53" in out + err, argv
+    assert verify_paths([write(tmp_path / "ok.json", GOOD | {"metrics": {"difficulty": 2**53}})]).exit_code == 0

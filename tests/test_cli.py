@@ -25,6 +25,7 @@ import pytest
 from plays import simulated_plays
 
 from cli_runner import run_cli_in_process
+from timing import HANG_SECONDS
 
 DATA = Path(__file__).parent / "data"
 DEMO = str(DATA / "demo.json")
@@ -142,7 +143,7 @@ SUBPROCESS_VALIDATION = ("odd.json", "bad.json", "latin1.json", "dir", "nope.jso
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
     cmd = argv if argv[0].endswith(("llkgen", "llkgen.exe")) else [sys.executable, "-m", "llkgen", *argv]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=HANG_SECONDS)
 
 
 @pytest.fixture(scope="module")
@@ -536,7 +537,7 @@ def test_shell_completion_is_offered_and_completes(cli):
     # What bash's completion function asks the installed command, and its answers.
     for words, cword, expected in (("llkgen mo", "1", ["moves"]), ("llkgen moves --cl", "2", ["--classify"])):
         env = {**os.environ, "_LLKGEN_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": cword}
-        r = subprocess.run([_console_script()], capture_output=True, text=True, env=env, timeout=120)
+        r = subprocess.run([_console_script()], capture_output=True, text=True, env=env, timeout=HANG_SECONDS)
         assert (r.returncode, r.stdout.split(), r.stderr) == (0, expected, ""), words
 
 
@@ -563,7 +564,7 @@ def test_version_imports_no_cli_framework_and_not_the_core():
     code = ("import sys; sys.argv = ['llkgen', '--version']; from llkgen.entry import main; main(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich', 'numpy') "
             "or m in ('llkgen.cli', 'llkgen.game.grid')))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout.splitlines()[1] == "[]"
 

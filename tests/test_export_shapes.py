@@ -29,6 +29,7 @@ from llkgen.jobs.shards import Shard, spec_sha256
 
 from docs_blocks import marked_block
 from specs import tiny_spec
+from timing import HANG_SECONDS
 
 SPEC = tiny_spec(name="shp", seed=5, count=3, rules="{border: true, gravity: down}", generator=None,
                  difficulty="{playthroughs: 8}", export=None)
@@ -552,7 +553,7 @@ def test_the_javascript_loader_reads_every_shape(made, tmp_path):
         script.write_text(code + f"\nconst urls = {json.dumps(urls)};\nconst out = {{}};\n"
                           "for (const [k, u] of Object.entries(urls)) out[k] = await loadLevels(u);\n"
                           "console.log(JSON.stringify(out));\n", "utf-8")
-        res = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
+        res = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=HANG_SECONDS)
     finally:
         server.shutdown()
         server.server_close()

@@ -9,7 +9,7 @@ finish:
   over an older pack directory, so that kills also land in the swap of the two directories.
 
 Only the parent is killed (SIGKILL: no handler runs, nothing is cleaned up); its workers must die
-with it on their own (PR_SET_PDEATHSIG) within :data:`orphans.DEATH_SECONDS`. After every kill
+with it on their own (PR_SET_PDEATHSIG) within :func:`orphans.death_seconds`. After every kill
 the output is whole: missing, the previous output or the new one, byte for byte, never a torn
 mix. The last run must give exactly the bytes of an uninterrupted run, and leave no temporary
 (``.llkgen-*``) and no journal behind.
@@ -38,7 +38,7 @@ import pytest
 import llkgen.files as files
 from llkgen.files import STALE_GRACE_SECONDS
 
-from orphans import DEATH_SECONDS, wait_until
+from orphans import death_seconds, wait_until
 from specs import tiny_spec
 
 pytestmark = [
@@ -95,7 +95,7 @@ class Tally:
 def _killed_run(argv: list[str], cwd: Path, delay: float, tally: Tally) -> bool:
     """Run ``argv`` in a session of its own and SIGKILL its parent process after ``delay``
     seconds, unless it has ended by then, in which case it must have succeeded. Either way,
-    every process of the session must be gone within :data:`DEATH_SECONDS` of the parent.
+    every process of the session must be gone within :func:`death_seconds` of the parent.
     Returns whether the run finished (was not killed)."""
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
@@ -107,7 +107,7 @@ def _killed_run(argv: list[str], cwd: Path, delay: float, tally: Tally) -> bool:
                 proc.kill()  # the parent alone: its workers must follow it by themselves
             proc.wait(timeout=TIMEOUT)
             ended = time.monotonic()
-            gone = wait_until(lambda: not _session(proc.pid), DEATH_SECONDS)
+            gone = wait_until(lambda: not _session(proc.pid), death_seconds())
             survivors = _session(proc.pid)
             assert gone and not survivors, f"still alive {time.monotonic() - ended:.1f} s after the kill: {survivors}"
         finally:
@@ -124,13 +124,37 @@ def _killed_run(argv: list[str], cwd: Path, delay: float, tally: Tally) -> bool:
         return True
 
 
-def _delays(rng: random.Random, kills: int, duration: float) -> list[float]:
-    """``kills`` delays between :data:`EARLIEST` and ``duration``: every other one anywhere in
-    the run, the rest in its last quarter. Outputs are written in the last few percent of a run
-    (the rest is start-up and making levels), so uniform delays alone would seldom land in a
-    write."""
-    end = max(duration, 2 * EARLIEST)
-    return [rng.uniform(EARLIEST if k % 2 == 0 else max(EARLIEST, 0.75 * end), end) for k in range(kills)]
+class _Delays:
+    """``kills`` delays between :data:`EARLIEST` and a run's duration: every other one anywhere
+    in the run, the rest in its last quarter. Outputs are written in the last few percent of a
+    run (the rest is start-up and making levels), so uniform delays alone would seldom land in
+    a write.
+
+    The duration starts as the reference run's and is drawn one delay at a time: on a busy
+    machine a run's wall time varies many-fold, and when a run finishes before its kill
+    (:meth:`finished`), the later delays are drawn within that run's duration instead, so that
+    kills keep landing (all 8 runs once outran delays drawn from a reference run slowed by a
+    burst of load)."""
+
+    def __init__(self, rng: random.Random, kills: int, duration: float) -> None:
+        self.rng, self.kills, self.end = rng, kills, duration
+
+    def __iter__(self):
+        for k in range(self.kills):
+            end = max(self.end, 2 * EARLIEST)
+            yield self.rng.uniform(EARLIEST if k % 2 == 0 else max(EARLIEST, 0.75 * end), end)
+
+    def finished(self, seconds: float) -> None:
+        self.end = min(self.end, seconds)
+
+
+def _killed_run_timed(argv: list[str], cwd: Path, delay: float, tally: Tally, delays: _Delays) -> bool:
+    """:func:`_killed_run`, telling ``delays`` how long a run that finished took."""
+    started = time.monotonic()
+    finished = _killed_run(argv, cwd, delay, tally)
+    if finished:
+        delays.finished(time.monotonic() - started)
+    return finished
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -187,8 +211,9 @@ def _make_resume(tmp: Path, count: int, kills: int, seed: int) -> tuple[Tally, b
     cwd = _write_spec(tmp / "killed", count, export)
     pack = cwd / "out/tiny.json"
     tally = Tally()
-    for delay in _delays(random.Random(f"make-resume/{seed}"), kills, duration):
-        finished = _killed_run(resume, cwd, delay, tally)
+    delays = _Delays(random.Random(f"make-resume/{seed}"), kills, duration)
+    for delay in delays:
+        finished = _killed_run_timed(resume, cwd, delay, tally, delays)
         # Never a torn pack: none yet, or the whole of it.
         assert not pack.exists() or pack.read_bytes() == expected, f"a kill at {delay:.3f} s left a torn pack"
         if finished:  # before the kill: it swept what earlier kills left (aged below), and used its journal
@@ -218,8 +243,9 @@ def _merge(tmp: Path, count: int, kills: int, seed: int) -> Tally:
     pack.write_bytes(b'{"an older file": true}\n')
     before = pack.read_bytes()
     tally = Tally()
-    for delay in _delays(random.Random(f"merge/{seed}"), kills, duration):
-        _killed_run([*merge, "out/merged.json"], cwd, delay, tally)
+    delays = _Delays(random.Random(f"merge/{seed}"), kills, duration)
+    for delay in delays:
+        _killed_run_timed([*merge, "out/merged.json"], cwd, delay, tally, delays)
         assert pack.read_bytes() in (before, expected), f"a kill at {delay:.3f} s left a torn pack"
         _age_temporaries(tmp, tally)
     _run([*merge, "out/merged.json"], cwd)
@@ -243,9 +269,10 @@ def _pack_files(tmp: Path, count: int, kills: int, seed: int) -> Tally:
     assert older != expected
     rng = random.Random(f"pack-files/{seed}")
     tally = Tally()
-    for delay in _delays(rng, kills, duration):
+    delays = _Delays(rng, kills, duration)
+    for delay in delays:
         argv = [*make, "--resume"] if rng.random() < 0.5 else make
-        finished = _killed_run(argv, cwd, delay, tally)
+        finished = _killed_run_timed(argv, cwd, delay, tally, delays)
         if not target.exists():
             # Killed between the two renames of the swap: the old pack is aside, the new one
             # complete under its temporary name, and both are kept for a person to decide

@@ -21,6 +21,8 @@ from llkgen.errors import LevelFormatError, OutputError
 from llkgen.files import check_writable, prepare_dir, read_bounded, write_text_atomic
 from llkgen.formats.level import load_level, read_json
 
+from timing import HANG_SECONDS
+
 LEVEL = {"format": "llkgen.level/1", "id": "t", "rows": 1, "cols": 2, "grid": [[1, 1]]}
 POSIX = pytest.mark.skipif(os.name != "posix", reason="pipes, FIFOs and /dev/zero are POSIX")
 
@@ -78,7 +80,7 @@ def test_a_pipe_is_read_only_up_to_the_cap(monkeypatch):
 @POSIX
 def test_a_fifo_with_no_writer_is_an_error_not_a_hang(tmp_path):
     os.mkfifo(tmp_path / "level.json")
-    r = _llkgen("show", "level.json", cwd=tmp_path, timeout=30)
+    r = _llkgen("show", "level.json", cwd=tmp_path, timeout=HANG_SECONDS)
     assert r.returncode == 1
     assert r.stderr == ("Error: level.json: nothing to read: no writer opened this FIFO within 5 s, "
                         "expected a JSON file\n")

@@ -298,6 +298,25 @@ def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
     assert " passed" in r.stdout and "failed" not in r.stdout
 
 
+def test_the_sdist_tests_collect_against_the_installed_wheel(dist, tmp_path_factory):
+    """As a distribution packager runs them: the unpacked sdist's tests, with the wheel and its
+    ``test`` extra installed in a fresh venv and the sdist's own ``llkgen/`` first on the path
+    (``python -m pytest`` puts the current directory there). That tree has no ``llkgen.specs``
+    (pyproject maps it from ``configs/``): test_json_outputs.py and test_spec_schema.py failed to
+    collect with ModuleNotFoundError until the specs were found there too."""
+    home = tmp_path_factory.mktemp("packager")
+    _, env = _install(dist["wheel"], home)
+    python = str(Path(env["VIRTUAL_ENV"]) / ("Scripts" if os.name == "nt" else "bin") / "python")
+    _run([python, "-m", "pip", "install", "-q", f"{dist['wheel']}[test]"], cwd=home, env=env)
+    with tarfile.open(dist["sdist"]) as tf:
+        tf.extractall(home / "src", filter="data")
+    [top] = (home / "src").iterdir()
+    r = _run([python, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"], cwd=top, env=env)
+    last = r.stdout.splitlines()[-1]
+    assert re.match(r"\d+/\d+ tests collected \(\d+ deselected\) in ", last), r.stdout[-2000:]
+    assert "error" not in last.lower()
+
+
 def _help_example(command: str, work: Path, env: dict[str, str]) -> str:
     """The example in ``llkgen COMMAND --help`` exactly as the installed command prints it."""
     text = _run(["llkgen", command, "--help"], cwd=work, env=env).stdout

@@ -22,6 +22,8 @@ from llkgen.formats.load import iter_pack_dir, load_level_ref, load_levels, load
 from llkgen.formats.packdir import level_line, write_pack_dir
 from llkgen.game.board import Board, Rules
 
+from timing import HANG_SECONDS
+
 HEADER = {"format": "llkgen.pack/1", "name": "tiny", "generator": "test", "seed": 7}
 
 
@@ -251,7 +253,7 @@ def _llkgen(args: tuple[str, ...], cwd: Path):
     import sys
 
     return subprocess.run([sys.executable, "-m", "llkgen", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_SECONDS)
 
 
 def test_cli_reads_pack_directories(tmp_path):

@@ -24,6 +24,7 @@ from llkgen.jobs.make import make_pack
 
 from docs_blocks import marked_block
 from specs import tiny_spec
+from timing import HANG_SECONDS
 
 NODE = shutil.which("node")
 
@@ -78,7 +79,7 @@ def script(tmp_path_factory) -> Path:
 
 def run(script: Path, *args: str | Path, cwd: Path | None = None) -> dict:
     assert NODE is not None
-    res = subprocess.run([NODE, str(script), *map(str, args)], capture_output=True, text=True, timeout=30,
+    res = subprocess.run([NODE, str(script), *map(str, args)], capture_output=True, text=True, timeout=HANG_SECONDS,
                          cwd=cwd)
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
@@ -133,5 +134,5 @@ def test_a_relative_path_and_a_file_url(script, packs):
 def test_a_missing_file_is_an_error_naming_it(script, tmp_path):
     assert NODE is not None
     missing = tmp_path / "nope.json"
-    res = subprocess.run([NODE, str(script), str(missing)], capture_output=True, text=True, timeout=30)
+    res = subprocess.run([NODE, str(script), str(missing)], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert res.returncode != 0 and "ENOENT" in res.stderr and str(missing) in res.stderr

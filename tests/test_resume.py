@@ -21,6 +21,7 @@ from llkgen.jobs.shards import Shard
 
 from cli_runner import run_cli_in_process
 from specs import tiny_spec
+from timing import HANG_SECONDS
 
 SPEC = tiny_spec(seed=5, count=40)
 
@@ -48,7 +49,7 @@ def test_a_killed_run_resumes_to_the_same_bytes(tmp_path, plain):
     journal = tmp_path / "tiny.json.journal"
     proc = subprocess.Popen(argv, cwd=tmp_path, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + HANG_SECONDS
         while _lines(journal) < 1 + 5 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         os.killpg(proc.pid, signal.SIGKILL)  # the parent and its workers, with no chance to clean up
@@ -272,3 +273,51 @@ def test_a_symlink_at_the_journal_path_is_never_followed(tmp_path, monkeypatch, 
         with pytest.raises(OutputError, match="is a symbolic link"):
             Journal.open(journal, {"name": "x"}, resume=resume)
     assert elsewhere.read_text("utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("bad_id", ["../../evil", "x" * 5000, "tiny-\u0665", "..", "tiny-1"],
+                         ids=["parent", "long", "unicode", "dots", "another-levels"])
+def test_a_journalled_level_id_not_its_runs_is_dropped_and_made_first(tmp_path, monkeypatch, capsys, bad_id):
+    """A journal record whose level id was edited, or a second record of one level, in a
+    ``files`` pack (where the id names the level's file): the record is dropped with a
+    ``Warning:`` as the journal is read, and its level made again before any level new to the
+    journal; the pack is the one a plain run writes. (Before: a ValueError traceback after the
+    whole remaining run.)"""
+    text = tiny_spec(seed=5, count=6, export="{path: tiny.json, layout: files}")
+    s = parse_spec(text, "tiny.yaml").with_overrides(out=tmp_path / "tiny.json")
+    plain = make_pack(parse_spec(text, "tiny.yaml").with_overrides(out=tmp_path / "plain" / "tiny.json"), jobs=1).path
+    levels = [json.loads((plain / f"tiny-{i + 1}.json").read_text("utf-8")) for i in range(6)]
+    from llkgen.jobs.spool import record_line
+
+    def line(i: int, **edit) -> str:
+        return record_line({"index": i, "attempts": 1, "level": {**levels[i], **edit}})
+
+    from llkgen.jobs.shards import spec_identity
+
+    # Levels 0 and 1 journalled, level 1 twice; level 4 with the bad id; 2, 3 and 5 never made.
+    header = record_line({"format": "llkgen.journal/1", **spec_identity(s), "shard": "0/1"})
+    journal = tmp_path / "tiny.journal"  # beside the pack directory tiny/
+    journal.write_text(header + line(0) + line(1) + line(1) + line(4, id=bad_id), "utf-8")
+    notes: list[str] = []
+    calls: list[int] = []
+    result = make_pack(s, jobs=1, resume=True, on_level=lambda lv: calls.append(lv.index),
+                       on_dropped=lambda note: notes.append(f"{note} (before level {len(calls) + 1})"))
+    assert result.resumed == 2 and calls == [0, 1, 4, 2, 3, 5]  # the dropped level first
+    assert notes == [f"{journal} line 4: level index 1: a second record of it (the first is line 3) (before level 1)",
+                     f"{journal} line 5: level id: expected 'tiny-5' (level 5 of pack 'tiny'), found string "
+                     f"{bad_id[:40]!r} (before level 1)"]
+    assert sorted(p.name for p in result.path.iterdir()) == sorted(p.name for p in plain.iterdir())
+    assert all((result.path / p.name).read_bytes() == p.read_bytes() for p in plain.iterdir())
+    assert not journal.exists() and not (tmp_path.parent / "evil").exists()
+    # The command line warns as it reads the journal, one line per dropped record.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.yaml").write_text(text, "utf-8")
+    journal.write_text(header + line(0) + line(1) + line(1) + line(4, id=bad_id), "utf-8")
+    journal.rename(tmp_path / "c.journal")
+    code, out, err = run_cli_in_process(["make", "--config", "tiny.yaml", "--out", "c.json", "--resume", "--jobs", "1",
+                                         "--json"], monkeypatch, capsys)
+    assert code == 0, err
+    assert json.loads(out)["resumed"] == 2
+    assert [w.split(": ", 2)[1] for w in err.splitlines() if w.startswith("Warning: ")] == \
+        ["c.journal line 4", "c.journal line 5"]
+    assert "Traceback" not in err

@@ -245,3 +245,43 @@ def test_merge_budget_stops_between_records_and_writes_nothing(made, tmp_path, m
     monkeypatch.undo()
     assert merge_shards(shards, out, deadline=time.perf_counter() + 600, budget=600).path.read_bytes() == \
         whole.read_bytes()
+
+
+#: Ids a record must not carry: each names a file outside the pack, or no file, or the one
+#: file of another level (in the ``files`` layout a level is ``<id>.json``).
+BAD_IDS = ["../../evil", "x" * 5000, "tiny-\u0665", "..", "tiny-1"]
+
+
+@pytest.mark.parametrize("bad_id", BAD_IDS, ids=["parent", "long", "unicode", "dots", "another-levels"])
+def test_merge_holds_every_level_id_to_the_packs(tmp_path, monkeypatch, capsys, bad_id):
+    """A shard record whose level id was edited is refused, naming the shard and the line, exit 1
+    (bad input), and nothing is written, here or outside: the id a run gives level i is NAME-(i+1),
+    and a record read back is held to exactly that. (In the ``files`` layout, where the id names
+    the level's file, these were a ValueError traceback.)"""
+    files = parse_spec(tiny_spec(count=4, export="{path: tiny.json, layout: files}"), "tiny.yaml")
+    shards = [make_pack(files.with_overrides(out=tmp_path / f"s{k}.jsonl"), jobs=1, shard=Shard(k, 2)).path
+              for k in range(2)]
+    bad = _tampered(shards[1], tmp_path / "bad.jsonl", 3, lambda r: r["level"].update(id=bad_id))  # index 3
+    out = tmp_path / "out" / "merged"
+    with pytest.raises(LevelFormatError) as e:
+        merge_shards([shards[0], bad], out)
+    assert str(e.value).startswith(f"{bad} line 3: level id: expected 'tiny-4' (level 4 of pack 'tiny'), found string ")
+    code, stdout, err = run_cli_in_process(["merge", str(shards[0]), str(bad), "--out", str(out)], monkeypatch, capsys)
+    assert (code, stdout) == (1, "") and err.count("\n") == 1, err
+    assert err.startswith(f"Error: {bad} line 3: level id: expected 'tiny-4'")
+    assert not out.exists() and list((tmp_path / "out").iterdir()) == [] and not (tmp_path.parent / "evil").exists()
+    assert merge_shards(shards, out).count == 4  # the shards as made merge
+
+
+def test_a_shard_named_like_no_spec_is_refused(made, tmp_path):
+    """A shard's header ``name`` names the pack's ids and files, as a spec's name does, and is
+    held to the same rule."""
+    _, _, shards = made
+    lines = shards[0].read_text("utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["name"] = "../evil"
+    bad = tmp_path / "named.jsonl"
+    bad.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), "utf-8")
+    with pytest.raises(LevelFormatError, match=r"named.jsonl: line 1: name: expected a file-name-safe name .* "
+                                               r"found string '../evil'"):
+        merge_shards([bad, *shards[1:]], tmp_path / "m.json")

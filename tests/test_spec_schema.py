@@ -16,7 +16,6 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from llkgen.analysis.ladder import MODELS, TIERS
 from llkgen.errors import EXIT_FAILED, OutputError, SpecError
 from llkgen.formats.schemas import validate
 from llkgen.generation.checker import MISSING, Checker
-from llkgen.generation.limits import SPECS_PACKAGE, shipped_specs
+from llkgen.generation.limits import SPECS_PACKAGE, shipped_specs, specs_dir
 from llkgen.generation.spec import parse_spec
 from llkgen.generation.starter import SPEC_SCHEMA_FILE, starter_spec, write_spec_schema
 from llkgen.generation.strictyaml import load_yaml
@@ -186,7 +185,7 @@ def shipped_texts() -> Iterator[Any]:
     for path in sorted(CONFIGS.glob("*.yaml")):
         yield pytest.param(path.read_text("utf-8"), id=f"configs/{path.name}")
     for name in shipped_specs():
-        text = resources.files(SPECS_PACKAGE).joinpath(f"{name}.yaml").read_text("utf-8")
+        text = specs_dir().joinpath(f"{name}.yaml").read_text("utf-8")
         yield pytest.param(text, id=f"{SPECS_PACKAGE}:{name}")
     for name in ("levels", "castle", "my-levels.v2", "a" * 100):
         yield pytest.param(starter_spec(name), id=f"init {name[:20]}")

@@ -21,6 +21,8 @@ from llkgen.files import STALE_GRACE_SECONDS, sweep_stale, write_text_atomic
 from llkgen.formats.load import load_pack
 from llkgen.formats.packdir import write_pack_dir
 
+from timing import HANG_SECONDS
+
 pytestmark = pytest.mark.skipif(not files._FLOCK, reason="stale temporaries are told by flock (POSIX)")
 
 # A writer that stops mid-write and says so; {what} picks the kind of temporary it leaves.
@@ -64,7 +66,7 @@ def _start(what: str, target: Path) -> subprocess.Popen:
 
 def _kill(proc: subprocess.Popen) -> None:
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=HANG_SECONDS)
     assert proc.stdout is not None
     proc.stdout.close()
 

@@ -31,6 +31,7 @@ from llkgen.verifier import Budget, verify
 from browser import BROWSER, Viewer, png_pixels
 from demo_pack import make_demo_pack
 from strategies import drop_odd_tiles
+from timing import HANG_SECONDS
 
 pytestmark = BROWSER
 
@@ -193,7 +194,7 @@ def test_undo_restart_hint_and_play_solution(viewer: Viewer) -> None:
     # Play solution steps through the witness with the real animation and clears the board.
     viewer.page.evaluate("window.llk.setAnimation(40)")
     viewer.page.click("#btn-play")
-    viewer.page.wait_for_selector('#status[data-state="cleared"]', state="attached", timeout=20_000)
+    viewer.page.wait_for_selector('#status[data-state="cleared"]', state="attached", timeout=HANG_SECONDS * 1000)
     viewer.page.wait_for_function("!window.llk.state().playing")
     viewer.assert_agrees(index, sol)
     assert viewer.text("#status-banner") == "Cleared!"

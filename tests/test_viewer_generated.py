@@ -34,6 +34,7 @@ from llkgen.game.referee import replay
 from llkgen.render import palette
 
 from browser import BROWSER, Viewer, png_pixels
+from timing import HANG_SECONDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
@@ -68,7 +69,7 @@ def run_all(commands: list[list[str]], cwd: Path) -> list[subprocess.CompletedPr
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for args in commands]
     done = []
     for args, p in zip(commands, procs):
-        out, err = p.communicate(timeout=180)
+        out, err = p.communicate(timeout=HANG_SECONDS)
         assert p.returncode == 0, f"llkgen {' '.join(args)} exited {p.returncode}:\n{out}\n{err}"
         done.append(subprocess.CompletedProcess(args, p.returncode, out, err))
     return done

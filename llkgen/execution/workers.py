@@ -14,6 +14,13 @@
 
 Workers ignore SIGINT: Ctrl-C in a terminal reaches the whole process group, and it is the
 parent's job to stop the run (and say so), not each worker's to print a traceback.
+
+Shutdown never waits on a worker without a bound once anything has gone wrong. A signal can
+land anywhere, the normal shutdown included; wherever it lands, the workers are terminated,
+then killed if they have not gone within :data:`JOIN_SECONDS`, before the exception goes on. The
+CLI ignores further signals while it says goodbye, and the interpreter's exit joins the pool's
+threads without a timeout: a worker left alive then (one blocked on the call queue's lock,
+waiting for a shutdown sentinel that never came) held the parent until SIGKILL.
 """
 
 from __future__ import annotations
@@ -32,6 +39,15 @@ from contextlib import contextmanager
 #: How often a worker checks that its parent is still alive.
 PARENT_POLL_SECONDS = 0.25
 
+#: How long a terminated worker is waited for before it is killed (SIGKILL cannot be ignored
+#: or blocked; SIGTERM is the workers' default action, so this is rarely reached).
+JOIN_SECONDS = 5.0
+
+#: How long a stop waits for the pool's manager thread to see the dead workers and finish:
+#: bounded, as a ``--budget`` stop promises the prompt back within 0.5 s. When it does not finish
+#: in time, the interpreter's exit joins it; :func:`_quiet_wakeup` keeps that join quiet.
+MANAGER_GRACE = 0.3
+
 
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
@@ -44,35 +60,44 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                initargs=(parent,))
     _quiet_when_stopped(pool)
+    _quiet_wakeup(pool)
+    _signals_after_fork(pool)
     try:
         yield pool
+        # Inside the ``try``: Ctrl-C while the pool shuts down terminates it too.
+        pool.shutdown(wait=True)
     except BaseException:
         _terminate(pool)
         raise
-    pool.shutdown(wait=True)
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
-    if terminate is not None:
-        terminate()
-        return
-    # Earlier versions have no public way to stop a running task; the worker table is the
-    # executor's own, and it is only read here.
+    """Stop ``pool`` now: its workers are gone when this returns, even if a second signal
+    interrupts it (the ``finally`` kills whatever the interrupted steps left alive)."""
+    # The worker table is the executor's own, and it is only read here.
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool._llkgen_stopped = True  # type: ignore[attr-defined]  # read by _quiet_when_stopped
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in processes:
-        if p.is_alive():
-            p.terminate()
-    for p in processes:
-        p.join(5)
+    try:
+        terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+        if terminate is not None:
+            terminate()
+        else:  # earlier versions have no public way to stop a running task
+            pool.shutdown(wait=False, cancel_futures=True)
+            for p in processes:
+                if p.is_alive():
+                    p.terminate()
+        for p in processes:
+            p.join(JOIN_SECONDS)
+    finally:
+        for p in processes:
+            if p.is_alive():
+                p.kill()
+                p.join(JOIN_SECONDS)
     # Let the pool's own threads see the dead workers and finish before the caller goes on (and
-    # perhaps exits): a queue feeder still writing a call while the interpreter tears the pool
-    # down printed "OSError: [Errno 9] Bad file descriptor" once after a --budget stop.
+    # perhaps exits); bounded, and what is left is quiet (_quiet_wakeup).
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
-        manager.join(0.3)  # bounded: a --budget stop promises the prompt back within 0.5 s
+        manager.join(MANAGER_GRACE)
 
 
 def _quiet_when_stopped(pool: ProcessPoolExecutor) -> None:
@@ -93,6 +118,76 @@ def _quiet_when_stopped(pool: ProcessPoolExecutor) -> None:
         report(e, obj)
 
     queue._on_queue_feeder_error = on_error
+
+
+def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
+    """Make waking ``pool``'s manager thread safe against the manager closing its wake-up pipe.
+
+    At the interpreter's exit, ``concurrent.futures`` wakes every pool's manager without the
+    lock the manager closes that pipe under ("call not protected by
+    ProcessPoolExecutor._shutdown_lock", CPython 3.11-3.13). A manager still tearing down a
+    stopped pool (it is waited for only :data:`MANAGER_GRACE`) can close the pipe between the
+    wake-up's check and its write: "OSError: [Errno 9] Bad file descriptor" (or "handle is
+    closed") at exit, about one ``grade --jobs 2 --budget`` in 90 under load. A pipe closed is a
+    manager that needs no waking, so exactly that error, with the pipe marked closed, is
+    dropped; any other is raised. The wake-up object is the executor's own; it is only wrapped
+    here, on the instance, which every caller (exit included) looks the method up on."""
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
+    send = getattr(wakeup, "wakeup", None)
+    if wakeup is None or send is None or not hasattr(wakeup, "_closed"):
+        return
+
+    def quiet() -> None:
+        try:
+            send()
+        except OSError:
+            if not wakeup._closed:  # set before the pipe is closed: not the race, a real error
+                raise
+
+    wakeup.wakeup = quiet
+
+
+#: The signals the CLI turns into an exception (``llkgen.console.STOP``'s).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
+
+
+def _signals_after_fork(pool: ProcessPoolExecutor) -> None:
+    """Hold Ctrl-C and SIGTERM while ``pool`` forks a worker, and deliver them after.
+
+    A fork runs the interpreter's at-fork hooks (``logging``'s lock release among them) in the
+    parent, and an exception raised in one is printed ("Exception ignored in: <function
+    _releaseLock>") and dropped: the CLI's handler raised its stop there, the stop was lost and
+    the run went on, once in 40 Ctrl-Cs at random points of ``make --jobs 2 --resume``. So,
+    while the main thread forks, the handlers only note the signal; once the fork is done the
+    previous handlers are back and the first signal noted goes to its handler then."""
+    spawn = getattr(pool, "_spawn_process", None)  # the executor's own; wrapped on the instance
+    if spawn is None:
+        return
+
+    def held() -> None:
+        if threading.current_thread() is not threading.main_thread():
+            spawn()  # only the main thread runs Python signal handlers (or may set them)
+            return
+        noted: list[int] = []
+        previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in STOP_SIGNALS}
+        try:
+            spawn()
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            if noted:
+                _deliver(noted[0], previous[noted[0]])
+
+    pool._spawn_process = held  # type: ignore[attr-defined]
+
+
+def _deliver(signum: int, handler: object) -> None:
+    """Act on ``signum`` as ``handler`` (a signal handler as :func:`signal.signal` returns it)
+    would have when it arrived."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        os.kill(os.getpid(), signum)  # the default action, now that the default is back
 
 
 #: ``prctl`` option: the signal a process gets when its parent exits (linux/prctl.h).

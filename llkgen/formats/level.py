@@ -35,6 +35,11 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 _LEVEL_KEYS = ("format", "id", "rows", "cols", "grid", "rules")
 _FLAT_LEVEL_KEYS = ("format", "id", "rows", "cols", FLAT_BOARD_KEY, "rules")
 LEVEL_FORMATS = (LEVEL_FORMAT, FLAT_LEVEL_FORMAT)
+#: The largest magnitude of a number in a level's ``metrics``: 2^53, past which a float (and a
+#: JavaScript number) no longer holds every integer. Every metric llkgen writes is far below it.
+#: A larger one is refused where the level is read: a 401-digit integer passed ``verify``, then
+#: ``grade``, ``view`` and ``render`` crashed with OverflowError turning it into a float.
+MAX_METRIC = 2**53
 
 
 @dataclass(frozen=True)
@@ -119,11 +124,22 @@ def level_from_json(obj: object, where: str = "level") -> Level:
     if level_id is not None and not isinstance(level_id, str):
         raise LevelFormatError(f"{where}.id: expected a string, found {describe_value(level_id)}")
     rules = rules_from_json(obj.get("rules"), f"{where}.rules")
+    _check_metrics(obj.get("metrics"), f"{where}.metrics")
     known = _FLAT_LEVEL_KEYS if flat else _LEVEL_KEYS
     extra = {k: v for k, v in obj.items() if k not in known}
     if flat and "solution" in extra:
         extra["solution"] = moves_from_indices(extra["solution"], board, f"{where}.solution")
     return Level(board, rules, level_id, extra)
+
+
+def _check_metrics(metrics: object, where: str) -> None:
+    """Every number in ``metrics`` is within :data:`MAX_METRIC` of 0 (so finite). Other values
+    are kept as they are, as unknown keys are: readers take only numbers from ``metrics``."""
+    if not isinstance(metrics, dict):
+        return
+    for key, v in metrics.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not -MAX_METRIC <= v <= MAX_METRIC:
+            raise LevelFormatError(f"{where}.{key}: expected a number from -2^53 to 2^53, found {describe_value(v)}")
 
 
 def level_to_json(level: Level, grid: GridShape = GridShape.NESTED) -> dict:

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import os
 from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 # The two bounds the CLI overrides share with the file (Spec.with_overrides checks them).
 MAX_COUNT = 1_000_000
@@ -22,18 +27,37 @@ SPECS_PACKAGE = "llkgen.specs"
 STARTER = "easy"
 
 
+def specs_dir() -> Traversable | Path:
+    """Where the shipped specs are: the package :data:`SPECS_PACKAGE` of an install (the
+    wheel's ``llkgen/specs/``, or an editable install's mapping of ``configs/``), else the
+    ``configs/`` of the source tree this module is in.
+
+    The fallback is for a source tree that shadows an installed llkgen (an unpacked sdist whose
+    tests run against the installed wheel: ``python -m pytest`` puts the tree first on the
+    path). That tree's ``llkgen/`` has no ``specs``: the package exists only as pyproject's
+    mapping of ``configs/``, which ``configs/easy.yaml`` keeps its place for."""
+    from importlib import resources  # for cost: see shipped_specs
+
+    try:
+        return resources.files(SPECS_PACKAGE)
+    except ModuleNotFoundError:
+        configs = Path(__file__).resolve().parents[2] / "configs"
+        if not configs.is_dir():
+            raise
+        return configs
+
+
 def shipped_specs() -> list[str]:
     """The names of the example specs shipped with llkgen, sorted (``easy``, ``hard``, ...)."""
     # Every command pays for this (make's help lists the names), so the package's folder is
     # listed as it is: importing importlib.resources and listing through it costs a tenth of
     # a bare ``import typer`` (benchmarks/startup_bench.py, "import llkgen.cli"). Only a package
-    # that is not a folder on disk (imported from a zip) needs it.
+    # that is not a folder on disk (imported from a zip) needs it, and a source tree that
+    # shadows the install has no such package at all (:func:`specs_dir`).
     try:
         names = [n for folder in import_module(SPECS_PACKAGE).__path__ for n in os.listdir(folder)]
-    except OSError:
-        from importlib import resources  # for cost: see above
-
-        names = [f.name for f in resources.files(SPECS_PACKAGE).iterdir()]
+    except (OSError, ModuleNotFoundError):
+        names = [f.name for f in specs_dir().iterdir()]
     return sorted(n[: -len(".yaml")] for n in names if n.endswith(".yaml"))
 
 

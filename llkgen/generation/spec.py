@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import re
-from importlib import resources
 from typing import Any
 
 from llkgen.errors import SpecError
@@ -37,7 +36,7 @@ from llkgen.files import read_bounded
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GRID_SHAPES, LAYOUTS, GridShape, Layout
 from llkgen.game.board import GRAVITIES, MAX_SIDE, MAX_TYPE, Gravity, Rules
 from llkgen.generation.checker import Checker
-from llkgen.generation.limits import SPECS_PACKAGE, shipped_specs
+from llkgen.generation.limits import shipped_specs, specs_dir
 from llkgen.generation.spec_model import (
     LAYOUT_EMPTY,
     LAYOUT_TILE,
@@ -368,12 +367,12 @@ def load_spec(path: str | os.PathLike) -> Spec:
 
 # --------------------------------------------------------------------------- shipped specs
 
-# SPECS_PACKAGE, STARTER and shipped_specs live in llkgen.generation.limits, for the CLI.
+# SPECS_PACKAGE, STARTER, specs_dir and shipped_specs live in llkgen.generation.limits, for the CLI.
 
 
 def shipped_spec_file(name: str) -> Any:
     """The shipped spec ``name``'s file, inside the package."""
-    return resources.files(SPECS_PACKAGE).joinpath(f"{name}.yaml")
+    return specs_dir().joinpath(f"{name}.yaml")
 
 
 def load_spec_ref(ref: str | os.PathLike) -> Spec:

@@ -39,12 +39,12 @@ from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.generation.generator import GeneratedLevel
 from llkgen.generation.spec import Spec
 from llkgen.jobs.shards import Shard, open_shards, shard_lines, spec_identity
-from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, temporary_journal_path
+from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, pack_level_id, temporary_journal_path
 
 
 def level_id(spec: Spec, index: int) -> str:
-    """``<name>-<index + 1>``; unpadded, so ids never change when the pack grows."""
-    return f"{spec.name}-{index + 1}"
+    """``<name>-<index + 1>`` (:func:`~llkgen.jobs.spool.pack_level_id`, which records read back are held to)."""
+    return pack_level_id(spec.name, index)
 
 
 def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
@@ -209,7 +209,8 @@ def _until(deadline: float | None, records: Iterable[dict], stop: Callable[[int]
 def make_pack(spec: Spec, jobs: int = 1,
               on_level: Callable[[LevelSummary], None] | None = None, *,
               executor: Executor | None = None, shard: Shard | None = None,
-              resume: bool = False, deadline: float | None = None, budget: float | None = None) -> MakeResult:
+              resume: bool = False, deadline: float | None = None, budget: float | None = None,
+              on_dropped: Callable[[str], None] | None = None) -> MakeResult:
     """Generate every level of ``spec`` (or of ``shard`` of it) and write the pack (or the shard
     file) to ``spec.export.path``. Any ``shard`` given, ``Shard(0, 1)`` included, writes a shard
     file (:mod:`llkgen.jobs.shards`), which ``llkgen merge`` turns into the pack; ``None``
@@ -229,7 +230,9 @@ def make_pack(spec: Spec, jobs: int = 1,
     Every level written is certified: made and replayed in this run, or, when read back from
     the journal, re-validated and replayed by the referee again (:func:`llkgen.jobs.spool.parse_record`).
     A journal record that fails that check, in a journal whose header matches this run, is
-    dropped and its level made again, and ``MakeResult.dropped`` says so. Re-making is what a
+    dropped and its level made again, before any level new to the journal; ``on_dropped`` is
+    called with each such record's error as soon as the journal is read, and
+    ``MakeResult.dropped`` lists them. Re-making is what a
     user of ``--resume`` wants: the header proves the journal is this run's, so a damaged line
     (a disk error, a hand edit) costs one level's work, not an error that asks to delete hours
     of finished levels. A journal of another run is still an error, as above.
@@ -257,6 +260,9 @@ def make_pack(spec: Spec, jobs: int = 1,
         spool = MemorySpool()
     made: dict[int, LevelSummary] = {}
     dropped = tuple(spool.dropped) if isinstance(spool, Journal) else ()
+    if on_dropped is not None:
+        for note in dropped:
+            on_dropped(note)
 
     def out_of_budget(writing: bool = False) -> BudgetExhausted:
         where = " (while writing the output)" if writing else ""
@@ -279,7 +285,9 @@ def make_pack(spec: Spec, jobs: int = 1,
         try:
             # Closed explicitly: when on_level or the spool raises (Ctrl-C included), the workers
             # stop now, not whenever the generator is collected.
-            todo = [i for i in indices if i not in made]
+            redo = set(spool.redo) if isinstance(spool, Journal) else set()
+            todo = sorted(i for i in indices if i not in made and i in redo) + \
+                [i for i in indices if i not in made and i not in redo]  # the dropped levels first
             with closing(executor.imap_ordered(partial(make_record, spec), todo, deadline=deadline)) as records:
                 for record in records:
                     spool.add(record)

@@ -39,7 +39,7 @@ from llkgen.errors import LevelFormatError, LlkgenError
 from llkgen.files import open_for_reading
 from llkgen.formats.level import JSONSyntaxError, parse_json_line
 from llkgen.formats.shapes import GRID_SHAPES, LAYOUTS, GridShape, Layout
-from llkgen.generation.spec import MAX_COUNT, MAX_SEED, Spec
+from llkgen.generation.spec import MAX_COUNT, MAX_SEED, NAME_RULE, Spec, name_ok
 from llkgen.jobs.spool import parse_record, record_line
 from llkgen.text import describe_value
 
@@ -173,6 +173,9 @@ def _open_shard(path: Path) -> _Open:
         for key in ("generator", "name", "spec_sha256"):
             if not isinstance(header[key], str):
                 raise LevelFormatError(f"{where}: {key}: expected a string, found {describe_value(header[key])}")
+        # The name names the pack's level ids and files, as a spec's does: held to the same rule.
+        if not name_ok(header["name"]):
+            raise LevelFormatError(f"{where}: name: expected {NAME_RULE}, found {describe_value(header['name'])}")
         # Bounds as make enforces them: count sizes ranges and files, so 10**19 would overflow.
         for key, low, high in (("count", 1, MAX_COUNT), ("seed", 0, MAX_SEED), ("levels", 0, MAX_COUNT)):
             value = header[key]
@@ -237,9 +240,10 @@ class ShardSet:
         return Layout(self._shards[0].header["layout"])
 
     def records(self) -> Iterator[dict]:
-        """Every record, level 0 first, read one line at a time from the shard that holds it;
-        raises :class:`LevelFormatError` at the first line out of place, and for a shard
-        with lines left over."""
+        """Every record, level 0 first, read one line at a time from the shard that holds it,
+        its level id held to the pack's (:func:`~llkgen.jobs.spool.parse_record`); raises
+        :class:`LevelFormatError` at the first line out of place, and for a shard with lines
+        left over."""
         by_k = {s.shard.index: s for s in self._shards}
         n = len(by_k)
         for i in range(self.count):
@@ -248,7 +252,8 @@ class ShardSet:
             if not line:
                 raise LevelFormatError(f"{s.path} line {s.line}: expected the record of level index {i}, "
                                        "found the end of the file (truncated?)")
-            yield parse_record(line.decode("utf-8", "surrogateescape"), f"{s.path} line {s.line}", expected=i)
+            yield parse_record(line.decode("utf-8", "surrogateescape"), f"{s.path} line {s.line}", expected=i,
+                               pack=self.identity["name"])
         for s in self._shards:
             if _readline(s).strip():
                 raise LevelFormatError(f"{s.path} line {s.line}: expected the end of the file, found more lines")

@@ -12,8 +12,11 @@ through a file is byte-identical to one assembled in memory.
 Anything read back from a file is input: :func:`parse_record`, the one reader of a record line
 (journals here, shard files in :mod:`llkgen.jobs.shards`), parses it strictly
 (:func:`llkgen.formats.level.parse_json`: no ``NaN``), re-validates the level object and has the
-referee (:func:`llkgen.game.referee.replay`) replay its solution to a cleared board. A record
-that fails is never returned.
+referee (:func:`llkgen.game.referee.replay`) replay its solution to a cleared board; given the
+pack's name, it also holds the level's id to the one its run gives (:func:`pack_level_id`), so
+an id read back from a file is exactly as safe as one made from a spec (a spec's name passes
+:func:`llkgen.generation.spec.name_ok`): no ``../../evil``, no 5,000 characters, no second
+record of one id. A record that fails is never returned.
 
 * :class:`MemorySpool` keeps the records of a pack that fits in one file.
 * :class:`Journal` appends each record to a file as one line, written and fsynced before
@@ -37,7 +40,7 @@ from llkgen.errors import LevelFormatError, OutputError
 from llkgen.files import TMP_SUFFIX, hold, sweep_stale, temp_prefix, write_error
 from llkgen.formats.level import level_from_json, parse_json_line
 from llkgen.game.referee import replay
-from llkgen.text import escape_surrogates
+from llkgen.text import describe_value, escape_surrogates
 
 JOURNAL_FORMAT = "llkgen.journal/1"
 
@@ -52,13 +55,20 @@ RECORD_KEYS = ["index", "attempts", "level"]
 SOLUTION_KEY = "solution"
 
 
-def parse_record(line: str, where: str, expected: int | None = None) -> dict:
+def pack_level_id(name: str, index: int) -> str:
+    """The id of level ``index`` of the pack named ``name``: ``<name>-<index + 1>``, unpadded so
+    ids never change when the pack grows."""
+    return f"{name}-{index + 1}"
+
+
+def parse_record(line: str, where: str, expected: int | None = None, pack: str | None = None) -> dict:
     """A record decoded from ``line`` and certified: strict JSON (no ``NaN`` or ``Infinity``
     anywhere, metrics included), an index (``expected`` when given), a positive attempt count, a
-    valid level object (:func:`llkgen.formats.level.level_from_json`), and a solution (the
-    level's, or the record's when the level holds none) that the referee replays to a cleared
-    board. Raises :class:`LevelFormatError` naming ``where`` (``FILE line N``), and the level
-    for a solution that fails."""
+    valid level object (:func:`llkgen.formats.level.level_from_json`) whose id, given the
+    name of its ``pack``, is :func:`pack_level_id`'s, and a solution (the level's, or the record's
+    when the level holds none) that the referee replays to a cleared board. Raises
+    :class:`LevelFormatError` naming ``where`` (``FILE line N``), and the level for a solution
+    that fails."""
     obj = parse_json_line(line, where)
     if not isinstance(obj, dict) or list(obj) not in (RECORD_KEYS, [*RECORD_KEYS, SOLUTION_KEY]):
         found = list(obj) if isinstance(obj, dict) else type(obj).__name__
@@ -70,6 +80,11 @@ def parse_record(line: str, where: str, expected: int | None = None) -> dict:
         raise LevelFormatError(f"{where}: expected {want}, found {index!r}")
     if type(attempts) is not int or attempts < 1:
         raise LevelFormatError(f"{where}: attempts: expected an integer >= 1, found {attempts!r}")
+    if pack is not None:
+        given = obj["level"].get("id") if isinstance(obj["level"], dict) else None
+        if given != pack_level_id(pack, index):
+            raise LevelFormatError(f"{where}: level id: expected {pack_level_id(pack, index)!r} (level {index + 1} "
+                                   f"of pack {pack!r}), found {describe_value(given)}")
     level = level_from_json(obj["level"], f"{where}: level")
     name = f"level {level.id}" if level.id is not None else f"level index {index}"
     if SOLUTION_KEY in obj and level.solution is not None:
@@ -85,6 +100,17 @@ def parse_record(line: str, where: str, expected: int | None = None) -> dict:
     if not (result.ok and result.cleared):
         raise LevelFormatError(f"{where}: {name}: stored solution fails: {result.describe()}")
     return obj
+
+
+def _index_said(line: str) -> int:
+    """The level index a record line that failed :func:`parse_record` says it holds, or -1: only
+    which level to make first, so anything short of a plain integer there is -1."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return -1
+    index = obj.get("index") if isinstance(obj, dict) else None
+    return index if type(index) is int and 0 <= index else -1
 
 
 class MemorySpool:
@@ -126,14 +152,17 @@ class Journal:
     journal keeps exactly the lines it had; closing never writes.
 
     ``dropped`` lists, for :meth:`open` with ``resume``, each complete journal line that failed
-    :func:`parse_record` (damaged JSON, an invalid level, a solution that does not replay): its
-    level is not taken from the journal, so the run makes it again."""
+    :func:`parse_record` (damaged JSON, an invalid level, an id not its run's, a solution that
+    does not replay) or repeated an index already read: its level is not taken from the journal,
+    so the run makes it again. ``redo`` is the indices of those levels, where the line said
+    one: the run makes them first."""
 
     def __init__(self, path: Path, header: dict, fd: int, offsets: dict[int, tuple[int, int, int]],
-                 end: int, lines: int, durable: bool, dropped: list[str]) -> None:
+                 end: int, lines: int, durable: bool, dropped: list[str], redo: list[int] | None = None) -> None:
         self.path = path
         self.header = header
         self.dropped = dropped
+        self.redo = redo or []
         self._fd = fd
         self._offsets = offsets  # index -> (byte offset, byte length, line number)
         self._end = end
@@ -155,8 +184,8 @@ class Journal:
         if resume and os.path.lexists(p):
             found = cls._open_existing(p, header)
             if found is not None:
-                fd, offsets, end, lines, dropped = found
-                return cls(p, header, fd, offsets, end, lines, durable, dropped)
+                fd, offsets, end, lines, dropped, redo = found
+                return cls(p, header, fd, offsets, end, lines, durable, dropped, redo)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(p, _FLAGS | os.O_CREAT | os.O_TRUNC, 0o666)
@@ -174,9 +203,9 @@ class Journal:
 
     @staticmethod
     def _open_existing(p: Path, header: dict) -> tuple[int, dict[int, tuple[int, int, int]], int, int,
-                                                      list[str]] | None:
-        """``(fd, offsets, end, lines, dropped)`` of the journal at ``p``, cut after its last
-        complete line; ``None`` for one killed before its header was complete."""
+                                                      list[str], list[int]] | None:
+        """``(fd, offsets, end, lines, dropped, redo)`` of the journal at ``p``, cut after its
+        last complete line; ``None`` for one killed before its header was complete."""
         try:
             fd = os.open(p, _FLAGS)
         except OSError as e:
@@ -185,6 +214,8 @@ class Journal:
             raise LevelFormatError(f"{p}: cannot read the journal: {e.strerror}") from None
         offsets: dict[int, tuple[int, int, int]] = {}
         dropped: list[str] = []
+        redo: list[int] = []
+        name = header.get("name") if isinstance(header.get("name"), str) else None
         try:
             with open(fd, "rb", closefd=False) as f:
                 first = f.readline()
@@ -212,19 +243,24 @@ class Journal:
                     if not line.endswith(b"\n"):
                         break  # the end, or a line torn by a kill mid-write: cut below, and made again
                     number, good_end = number + 1, f.tell()
+                    text = line.decode("utf-8", "surrogateescape")
                     try:
-                        record = parse_record(line.decode("utf-8", "surrogateescape"), f"{p} line {number}")
+                        record = parse_record(text, f"{p} line {number}", pack=name)
+                        if record["index"] in offsets:
+                            raise LevelFormatError(f"{p} line {number}: level index {record['index']}: a second "
+                                                   f"record of it (the first is line {offsets[record['index']][2]})")
                     except LevelFormatError as e:
                         # The header matched, so this journal is this run's: a damaged record costs
                         # one level made again, not the whole journal.
                         dropped.append(str(e))
+                        redo.append(_index_said(text))
                         continue
-                    offsets.setdefault(record["index"], (offset, len(line), number))
+                    offsets[record["index"]] = (offset, len(line), number)
             try:
                 os.ftruncate(fd, good_end)
             except OSError as e:
                 raise write_error(p, e) from None
-            return fd, offsets, good_end, number, dropped
+            return fd, offsets, good_end, number, dropped, [i for i in dict.fromkeys(redo) if i >= 0]
         except BaseException:
             os.close(fd)
             raise
@@ -279,7 +315,8 @@ class Journal:
                 line = self._read(offset, length)
             except OSError as e:
                 raise LevelFormatError(f"{self.path}: cannot read the journal: {e.strerror}") from None
-            yield parse_record(line.decode("utf-8", "surrogateescape"), f"{self.path} line {number}", expected=i)
+            yield parse_record(line.decode("utf-8", "surrogateescape"), f"{self.path} line {number}", expected=i,
+                               pack=self.header.get("name"))
 
     def close(self, remove: bool = False) -> None:
         if self._fd >= 0:
