@@ -9,7 +9,7 @@ not show::
     ```
 
 ``marked_block(NAME)`` returns its code, wherever the block lives (README.md or any page under
-docs/, except docs/_incoming), so a page can be split or a block moved without touching the
+docs/), so a page can be split or a block moved without touching the
 test that runs it. A name is unique across the docs. ``tests/test_docs.py`` checks that every
 marked block is read by some test.
 """
@@ -40,8 +40,8 @@ class Block:
 
 
 def doc_pages() -> list[Path]:
-    """README.md and every Markdown page of the manual (not the drafts in docs/_incoming)."""
-    pages = sorted(p for p in DOCS.rglob("*.md") if "_incoming" not in p.relative_to(DOCS).parts)
+    """README.md and every Markdown page of the manual."""
+    pages = sorted(DOCS.rglob("*.md"))
     return [README, *pages]
 
 

@@ -116,7 +116,7 @@ def test_the_lock_test_keeps_every_tile_named(gravity):
     """The lock test of :mod:`llkgen.verifier.gravlock` proves at least as much: with the set
     kept, its relaxation finds no path out of a held tile and no partner beside it, so every
     tile named here is one it calls locked (the reason the argument is not a stage of
-    ``auto``: ``docs/_incoming/gravity.md``)."""
+    ``auto``: docs/verifier.md, "Not a stage: the precedence argument")."""
     from llkgen.verifier.gravlock import gravity_locked
 
     fired = 0

@@ -55,8 +55,9 @@ locked). This argument is only cheaper: 1.4 ms on a random 12x18 board in pure P
 of 40 random 12x18 roots and none of the positions along random lines of play on the boards
 the search leaves open (``benchmarks/gravity_profile.py``); on 400 random boards of 6-10 x 6-12
 it fired on 40, all of which the verifier's stages decide with at most a few search nodes
-(``docs/_incoming/gravity.md``). It is kept, held to the oracle, as a building block for a node
-test cheap enough for the C search.
+(docs/verifier.md, "Not a stage: the precedence argument"; the figures in docs/benchmarks.md).
+It is kept, held to the oracle, as a building block for a node test cheap enough for the C
+search.
 """
 
 from __future__ import annotations
