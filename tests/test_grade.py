@@ -164,3 +164,22 @@ def _agresti_var(k: int, n: int) -> float:
     z2 = 4.0
     p = (k + z2 / 2) / (n + z2)
     return p * (1 - p) / (n + z2)
+
+
+def test_budget_bounds_the_whole_grade_in_process(cli, tmp_path):
+    """``grade --budget S`` keeps its promise from the command's own start: the levels it did
+    not reach are "not measured", exit 4, and the call ends within the budget plus the scaled
+    overrun (tests/timing.py). The pack is many times the budget's work at any speed this suite
+    runs at: 36 medium levels at a precision of 0.5 points take about 6 s of CPU here, against a
+    budget of 0.3 s."""
+    from timing import Timed
+
+    path = tmp_path / "many.json"
+    llkgen.write_json_atomic(path, llkgen.pack_to_json(llkgen.generate("medium", count=36)))
+    with Timed() as t:
+        code, out, err = cli("grade", path, "--budget", "0.3", "--precision", "0.5", "--json", "--jobs", "1")
+    rep = json.loads(out)
+    assert code == 4, err
+    statuses = [lv["status"] for lv in rep["levels"]]
+    assert "not measured" in statuses and len(statuses) == 36
+    assert t.seconds < t.limit(0.3), t
