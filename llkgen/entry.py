@@ -17,7 +17,10 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 from llkgen._version import version_line
 
@@ -64,6 +67,12 @@ class _Watched:
         except OSError as e:
             self.failed = e
             raise
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        # Through write, line by line: the stream's own writelines would raise its error past
+        # this wrapper, unremembered (verify writes its reports so).
+        for line in lines:
+            self.write(line)
 
     def flush(self) -> None:
         try:

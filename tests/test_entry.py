@@ -35,6 +35,20 @@ def test_stdout_on_a_full_disk_is_one_error_line(tmp_path, argv):
     assert (r.returncode, r.stderr) == (1, "Error: cannot write to standard output: No space left on device\n")
 
 
+@pytest.mark.parametrize("fmt", [["--json"], ["--format", "github"], []], ids=lambda f: " ".join(f) or "text")
+def test_a_report_longer_than_the_buffer_on_a_full_disk(tmp_path, fmt):
+    """``verify`` writes its reports with ``writelines``; past the stream's buffer (8 KiB) the
+    write error comes from there, and it too is one ``Error:`` line, not a traceback."""
+    import llkgen
+
+    pack = tmp_path / "pack.json"
+    llkgen.write_json_atomic(pack, llkgen.pack_to_json(llkgen.generate("easy", count=30)))
+    with FULL.open("w") as full:
+        r = subprocess.run([sys.executable, "-m", "llkgen", "verify", str(pack), *fmt], cwd=tmp_path,
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=HANG_SECONDS)
+    assert (r.returncode, r.stderr) == (1, "Error: cannot write to standard output: No space left on device\n")
+
+
 def test_an_error_from_another_file_is_not_taken_for_stdout(monkeypatch):
     """An ``OSError`` that stdout did not raise goes on as it is (a bug to see, with its
     traceback): the door names stdout only for the errors stdout raised."""
