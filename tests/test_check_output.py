@@ -147,3 +147,18 @@ def test_the_files_named_are_read_relative_to_the_run(tmp_path):
     assert Path(LevelLines().locate(LevelResult(
         "gone.json#x", "gone.json", CheckStatus.FAILED, UNKNOWN, "replay", "", 0, Budget(1, None), False, 1, ""))[0]) \
         == Path("gone.json")
+
+
+def test_a_name_with_a_newline_cannot_start_a_workflow_command(tmp_path, monkeypatch, capsys):
+    """A certified level's line, a skipped file's line and the summary are plain text in the
+    GitHub form; a newline in a file name must not let the rest of the name begin a line the
+    runner reads as a command (``::error::``, ``::add-mask::``)."""
+    folder = tmp_path / "inj"
+    folder.mkdir()
+    (folder / "a\n::error::pwned.json").write_text(json.dumps(GOOD))
+    (folder / "b\n::add-mask::x.json").write_text(json.dumps({"name": "not a level"}))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli_in_process(["verify", "inj", "--format", "github"], monkeypatch, capsys)
+    assert code == 0
+    assert not [line for line in out.splitlines() if line.startswith("::")], out
+    assert "\\x0a::error::pwned.json" in out

@@ -75,6 +75,14 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def log_line(text: str) -> str:
+    """A plain line of the GitHub form (a certified level, a skipped file, the summary) kept to
+    one line: a newline or carriage return in a label or file name shown as ``\\x0a`` or
+    ``\\x0d``, so the rest of the name cannot start a line of its own that the runner would read
+    as a workflow command (``::error::``, ``::add-mask::``, ``::stop-commands::``)."""
+    return text.replace("\r", "\\x0d").replace("\n", "\\x0a")
+
+
 def workflow_command(command: str, file: str, line: int, title: str, message: str) -> str:
     """One annotation: ``::command file=…,line=…,title=…::message``, escaped."""
     return (f"::{command} file={escape_property(file)},line={line},title={escape_property(title)}"
@@ -219,8 +227,11 @@ class ReportPrinter:
     def level(self, lv: LevelResult) -> None:
         if self.format is ReportFormat.JSON or (self.quiet and lv.check == CheckStatus.OK):
             return
-        text = level_annotation(lv, self.lines) if self.format is ReportFormat.GITHUB else None
-        self.out.write((text or format_level(lv)) + "\n")
+        if self.format is ReportFormat.GITHUB:
+            text = level_annotation(lv, self.lines) or log_line(format_level(lv))
+        else:
+            text = format_level(lv)
+        self.out.write(text + "\n")
         self.out.flush()
 
     def finish(self, report: VerifyReport) -> None:
@@ -229,8 +240,8 @@ class ReportPrinter:
         if self.format is not ReportFormat.GITHUB:
             report.write(self.out, self.format is ReportFormat.JSON)
             return
-        self.out.writelines((problem_annotation(p) or format_problem(p)) + "\n" for p in report.problems)
-        self.out.write(report.summary() + "\n")
+        self.out.writelines((problem_annotation(p) or log_line(format_problem(p))) + "\n" for p in report.problems)
+        self.out.write(log_line(report.summary()) + "\n")
         self.out.flush()
 
 
