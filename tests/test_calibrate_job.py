@@ -66,17 +66,87 @@ def write(tmp_path: Path, text: str, name: str = "p.csv") -> str:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("level,attempts,clears\ncal-1,10,12\n", "p.csv line 2: clears: expected at most attempts (10), found 12"),
-    ("level,attempts,clears\ncal-1,ten,1\n", "p.csv line 2: attempts: expected an integer >= 0, found 'ten'"),
+    ("level,attempts,clears\ncal-1,ten,1\n", "p.csv line 2: attempts: expected an integer from 0 to 2^53, found 'ten'"),
     ("level,attempts\ncal-1,10\n", "p.csv line 2: expected attempts and clears, or cleared, found neither"),
     ("lvl,attempts,clears\n", "p.csv: expected a CSV header naming level"),
     ('{"level": "cal-1", "cleared": "maybe"}\n', "p.csv line 1: cleared: expected true or false"),
     ('{"level": "cal-1", "cleared": true, "attempts": 3, "clears": 1}\n', "found both"),
     ("level,attempts,clears,seconds\ncal-1,10,2,-3\n", "p.csv line 2: seconds: expected a number >= 0"),
+    (f"level,attempts,clears\ncal-1,{10 ** 30},1\n", "p.csv line 2: attempts: expected an integer from 0 to 2^53, "
+     f"found {10 ** 30}"),
+    (f'{{"level": "cal-1", "attempts": {2 ** 63}, "clears": 0}}\n', "p.csv line 1: attempts: expected an integer "
+     f"from 0 to 2^53, found {2 ** 63}"),
+    (f"level,attempts,clears\ncal-1,{2 ** 53},1\ncal-2,1,0\n", "p.csv line 3: attempts: expected at most 2^53 in "
+     "all"),
+    pytest.param("level,attempts,clears\ncal-1,10,1\ncal-2,10,\"" + "x" * ((1 << 17) + 1) + '"\n',
+                 "p.csv line 3: expected a CSV row", id="a field over the csv module's 128 KiB"),
 ])
 def test_bad_rows_are_named_by_line_and_key(tmp_path, text, message):
     with pytest.raises(CalibrationError) as e:
         read_plays(write(tmp_path, text))
     assert message in str(e.value)
+
+
+def test_a_csv_with_a_byte_order_mark_is_read(tmp_path):
+    # Excel's "CSV UTF-8" starts with one; without decoding it the header's first key is
+    # '\ufefflevel'.
+    (tmp_path / "p.csv").write_bytes(b"\xef\xbb\xbflevel,attempts,clears\ncal-1,10,3\n")
+    tallies = read_plays(str(tmp_path / "p.csv"))
+    assert list(tallies) == ["cal-1"] and tallies["cal-1"].clears == 3
+
+
+def test_counts_out_of_range_are_refused_by_the_cli(made, tmp_path, monkeypatch, capsys):
+    pack, plays = made
+    rows = plays.read_text("utf-8").splitlines()
+    huge = rows[1].split(",")
+    huge[1] = str(10 ** 30)
+    code, out, err = run_cli_in_process(["calibrate", str(pack), write(tmp_path, "\n".join([rows[0], ",".join(huge),
+                                         *rows[2:]]) + "\n")], monkeypatch, capsys)
+    assert code == EXIT_FAILED and out == "" and "Traceback" not in err
+    assert "p.csv line 2: attempts: expected an integer from 0 to 2^53" in err
+
+
+def test_a_level_named_by_its_label_and_by_its_id_is_one_level(made, tmp_path):
+    # Every row twice, once as PACK#ID and once as ID: 24 levels with twice the plays, not 48.
+    pack, plays = made
+    rows = plays.read_text("utf-8").splitlines()
+    doubled = write(tmp_path, "\n".join([*rows, *(r.partition("#")[2] for r in rows[1:])]) + "\n")
+    once, _ = match(str(pack), read_plays(str(plays)))
+    twice, _ = match(str(pack), read_plays(doubled))
+    assert twice.labels == once.labels and len(twice) == 24
+    assert (twice.attempts == 2 * once.attempts).all() and (twice.clears == 2 * once.clears).all()
+    assert calibrate(str(pack), doubled).source["plays"]["levels"] == 24
+
+
+@pytest.mark.parametrize("label", ["other.json#cal-3", "cal.json#cal.json#cal-3", "#cal-3"])
+def test_a_label_of_another_pack_is_refused_by_name(made, tmp_path, label):
+    pack, plays = made
+    bad = write(tmp_path, plays.read_text("utf-8").replace("cal.json#cal-3,", f"{label},"))
+    with pytest.raises(CalibrationError) as e:
+        match(str(pack), read_plays(bad))
+    assert f"plays: 1 level(s) of another pack than cal.json: {label} " in str(e.value)
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ({"levels": "x"}, "c.json: levels: expected an integer >= 0, found 'x'"),
+    ({"cross_validation": [1]}, "c.json: cross_validation: expected an object, found [1]"),
+    ({"model": "sd"}, "c.json: model: sd: expected numbers > 0"),
+])
+def test_grade_refuses_a_bad_calibration_file_by_key(made, calibration_file, tmp_path, monkeypatch, capsys,
+                                                     edit, message):
+    pack, _ = made
+    doc = json.loads(calibration_file.read_text("utf-8"))
+    if edit == {"model": "sd"}:
+        doc["model"]["sd"][0] = 0  # divided by: grade printed "± nan" and its JSON NaN
+    else:
+        doc |= edit
+    bad = tmp_path / "c.json"
+    bad.write_text(json.dumps(doc), "utf-8")
+    for extra in ([], ["--json"]):
+        code, out, err = run_cli_in_process(["grade", f"{pack}#cal-1", "--jobs", "1", "--calibration", str(bad),
+                                             *extra], monkeypatch, capsys)
+        assert code == EXIT_FAILED and out == "" and "Traceback" not in err, err
+        assert message in err
 
 
 def test_levels_not_in_the_pack_are_named(made, tmp_path, monkeypatch, capsys):
@@ -96,9 +166,10 @@ def test_too_few_attempts_leaves_levels_out_and_names_them_when_too_few_remain(m
         return write(tmp_path, "\n".join([rows[0], *short, *rows[k + 1:]]) + "\n")
 
     data, left = match(str(pack), read_plays(starve(4)))
-    assert len(data) == 20 and left == [f"cal.json#cal-{i}" for i in range(1, 5)]
-    with pytest.raises(CalibrationError, match=r"found 19; left out for fewer than 10 attempts: cal.json#cal-1"):
+    assert len(data) == 20 and left == [f"{pack}#cal-{i}" for i in range(1, 5)]
+    with pytest.raises(CalibrationError) as e:
         calibrate(str(pack), starve(5))
+    assert f"found 19; left out for fewer than 10 attempts: {pack}#cal-1" in str(e.value)
 
 
 def test_a_pack_made_without_grading_is_refused(tmp_path):

@@ -157,8 +157,75 @@ def test_a_calibration_round_trips_through_its_file_and_schema():
 def test_a_bad_calibration_file_is_named_by_key():
     with pytest.raises(CalibrationError, match=r"c.json: format: expected 'llkgen.calibration/1'"):
         Calibration.from_json({"format": "llkgen.pack/1"}, "c.json")
-    with pytest.raises(CalibrationError, match=r"c.json: model: expected a logistic or isotonic model"):
+    with pytest.raises(CalibrationError, match=r"c.json: model: no key 'features' \(expected a logistic or isotonic"):
         Calibration.from_json({"format": "llkgen.calibration/1", "model": {"kind": "forest"}}, "c.json")
+
+
+@pytest.fixture(scope="module")
+def calibration_doc() -> dict:
+    data, _ = synthetic(np.random.default_rng(1075), 30, BETA, tau=0.3)
+    doc = fit(data, seed=1, boot=0).to_json()
+    assert doc["model"]["kind"] == "logistic" and len(doc["model"]["features"]) >= 2
+    return doc
+
+
+ISOTONIC = {"kind": "isotonic", "features": ["random_clear_rate"], "transforms": ["logit"],
+            "knots": [-1.0, 0.0, 2.0], "rates": [0.2, 0.5, 0.9], "residual_sd": 0.3, "residual_slope": 0.0}
+
+
+class Head(list):
+    """The first items of a list, the rest left as they were."""
+
+
+def _edit(doc: dict, key: str, value: object) -> dict:
+    """``doc`` with ``key`` (``model.K`` for the model's, ``isotonic.K`` for an isotonic
+    model's) set to ``value``, or to ``value(old)`` if it is a function."""
+    doc = json.loads(json.dumps(doc))
+    where, _, k = key.rpartition(".")
+    if where == "isotonic":
+        doc["model"] = dict(ISOTONIC)
+    target = doc["model"] if where else doc
+    if isinstance(value, Head):
+        value = [*value, *target[k][len(value):]]
+    target[k] = value(target[k]) if callable(value) else value
+    return doc
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("levels", "x", "c.json: levels: expected an integer >= 0, found 'x'"),
+    ("levels", None, "c.json: levels: expected an integer >= 0, found None"),
+    ("attempts", -1, "c.json: attempts: expected an integer >= 0, found -1"),
+    ("cross_validation", [1], "c.json: cross_validation: expected an object, found [1]"),
+    ("model.sd", Head([0]), "c.json: model: sd: expected numbers > 0, found [0, "),
+    ("model.mean", Head([float("nan")]), "c.json: model: mean: expected finite numbers"),
+    ("model.coefficients", Head([1e400]), "c.json: model: coefficients: expected finite numbers"),
+    ("model.intercept", "x", "c.json: model: intercept: expected numbers, found 'x'"),
+    ("model.sd", [1.0] * 9, "c.json: model: sd: expected shape ["),
+    ("model.covariance", lambda c: [[-v for v in row] for row in c], "c.json: model: covariance: expected a "
+     "symmetric matrix with no negative variance"),
+    ("model.covariance", lambda c: [[v + (i > j) for j, v in enumerate(row)] for i, row in enumerate(c)],
+     "c.json: model: covariance: expected a symmetric matrix"),
+    ("model.residual_sd", -0.5, "c.json: model: residual_sd and residual_slope: expected numbers >= 0"),
+    ("model.residual_slope", float("inf"), "c.json: model: residual_slope: expected finite numbers"),
+    ("model.transforms", ["logit"], "c.json: model: features and transforms: expected two lists of one length"),
+    ("isotonic.knots", [1.0, 0.0, 2.0], "c.json: model: knots: expected at least one, in increasing order"),
+    ("isotonic.knots", [[1.0]], "c.json: model: knots: expected a list of numbers"),
+    ("isotonic.rates", [0.2, 1.5, 0.9], "c.json: model: rates: expected clear rates from 0 to 1"),
+    ("isotonic.rates", [0.2, 0.5], "c.json: model: rates: expected shape [3]"),
+])
+def test_every_number_a_prediction_uses_is_checked_by_key(calibration_doc, key, value, message):
+    doc = _edit(calibration_doc, key, value)
+    with pytest.raises(CalibrationError) as e:
+        Calibration.from_json(doc, "c.json")
+    assert message in str(e.value)
+
+
+def test_a_checked_file_predicts_finite_numbers(calibration_doc):
+    for doc in (calibration_doc, _edit(calibration_doc, "isotonic.kind", "isotonic")):
+        cal = Calibration.from_json(doc, "c.json")
+        x = np.random.default_rng(1076).normal(size=(50, K)) * 3
+        eta, v, meas = cal.predict_x(x, np.full((50, K), 0.1))
+        assert np.all(np.isfinite(eta)) and np.all(v > 0) and np.all(meas >= 0)
 
 
 def test_too_few_levels_or_no_variation_is_refused():

@@ -381,38 +381,91 @@ class Calibration:
     def from_json(cls, obj: object, where: str) -> "Calibration":
         """The calibration a ``llkgen.calibration/1`` document describes (only what prediction
         needs is rebuilt: the held-out scores stay in the file). Raises
-        :class:`CalibrationError` naming the key that is wrong."""
+        :class:`CalibrationError` naming the key that is wrong: every number a prediction uses
+        must be finite, so that none comes out NaN (:func:`_read_model`)."""
         if not isinstance(obj, dict) or obj.get("format") != CALIBRATION_FORMAT:
             found = obj.get("format") if isinstance(obj, dict) else type(obj).__name__
             raise CalibrationError(f"{where}: format: expected {CALIBRATION_FORMAT!r}, found {found!r}")
-        m: Any = obj.get("model")
-        try:
-            names = [FEATURES.index(Feature(n, Transform(t))) for n, t in zip(m["features"], m["transforms"])]
-            tau2, slope = float(m["residual_sd"]) ** 2, float(m["residual_slope"])
-            if not (math.isfinite(tau2) and math.isfinite(slope) and slope >= 0):
-                raise ValueError("residual_sd and residual_slope must be finite numbers >= 0")
-            model: Model
-            if m["kind"] == ModelKind.LOGISTIC:
-                k = len(names)
-                mean, sd, coef = (np.array(m[key], dtype=np.float64) for key in ("mean", "sd", "coefficients"))
-                cov = np.array(m["covariance"], dtype=np.float64)
-                if mean.shape != (k,) or sd.shape != (k,) or coef.shape != (k,) or cov.shape != (k + 1, k + 1):
-                    raise ValueError("mean, sd, coefficients and covariance must match the features")
-                model = Logistic(tuple(names), mean, sd, float(m["intercept"]), coef, cov)
-            elif m["kind"] == ModelKind.ISOTONIC:
-                knots, rates = np.array(m["knots"], dtype=np.float64), np.array(m["rates"], dtype=np.float64)
-                if len(names) != 1 or knots.shape != rates.shape or len(knots) < 1:
-                    raise ValueError("an isotonic model has one feature and as many rates as knots")
-                model = Isotonic(names[0], knots, rates)
-            else:
-                raise ValueError(f"kind must be logistic or isotonic, not {m['kind']!r}")
-        except (KeyError, TypeError, ValueError) as e:
-            why = f"no key {e}" if isinstance(e, KeyError) else str(e)
-            raise CalibrationError(f"{where}: model: expected a logistic or isotonic model over "
-                                   f"{', '.join(f.name for f in FEATURES)} (llkgen calibrate writes one): "
-                                   f"{why}") from None
-        return cls(model, tau2, slope, dict(obj.get("cross_validation") or {}), (), int(obj.get("levels", 0)),
-                   int(obj.get("attempts", 0)), {k: obj[k] for k in ("pack", "plays") if k in obj})
+        model, tau2, slope = _read_model(obj.get("model"), where)
+        cv = obj.get("cross_validation", {})
+        if not isinstance(cv, dict):
+            raise CalibrationError(f"{where}: cross_validation: expected an object, found {cv!r}")
+        levels, attempts = (_file_count(obj, key, where) for key in ("levels", "attempts"))
+        return cls(model, tau2, slope, dict(cv), (), levels, attempts,
+                   {k: obj[k] for k in ("pack", "plays") if k in obj})
+
+
+def _file_count(obj: dict, key: str, where: str) -> int:
+    value = obj.get(key, 0)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise CalibrationError(f"{where}: {key}: expected an integer >= 0, found {value!r}")
+    return value
+
+
+def _numbers(m: dict, key: str, shape: tuple[int, ...] | None) -> np.ndarray:
+    """``m[key]`` as finite floats of ``shape`` (``None``: a list of any length); ValueError
+    naming the key otherwise."""
+    value = m[key]
+    try:
+        if not isinstance(value, (int, float, list)) or isinstance(value, bool):
+            raise TypeError
+        a = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{key}: expected numbers, found {value!r}") from None
+    if shape is None and a.ndim != 1:
+        raise ValueError(f"{key}: expected a list of numbers, found {value!r}")
+    if shape is not None and a.shape != shape:
+        raise ValueError(f"{key}: expected shape {list(shape)} to match the features, found {list(a.shape)}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{key}: expected finite numbers, found {value!r}")
+    return a
+
+
+def _read_model(m: Any, where: str) -> tuple[Model, float, float]:
+    """The model of a calibration file and its residual variance ``(a, b)``, checked for what
+    prediction relies on: finite numbers throughout; ``sd > 0`` (features are divided by it);
+    a covariance that is symmetric with no negative variance (the fit's error is ``z' S z``
+    under a square root); knots in increasing order (``np.interp`` assumes it) and rates in
+    [0, 1]. Raises :class:`CalibrationError` naming the key."""
+    try:
+        if not isinstance(m, dict):
+            raise ValueError(f"expected an object, found {m!r}")
+        if not isinstance(m["features"], list) or not isinstance(m["transforms"], list) \
+                or len(m["features"]) != len(m["transforms"]) or not m["features"]:
+            raise ValueError(f"features and transforms: expected two lists of one length, found "
+                             f"{m['features']!r} and {m['transforms']!r}")
+        names = [FEATURES.index(Feature(n, Transform(t))) for n, t in zip(m["features"], m["transforms"])]
+        sd_r, slope = (float(_numbers(m, key, ())) for key in ("residual_sd", "residual_slope"))
+        if sd_r < 0 or slope < 0:
+            raise ValueError(f"residual_sd and residual_slope: expected numbers >= 0, found {sd_r} and {slope}")
+        model: Model
+        if m["kind"] == ModelKind.LOGISTIC:
+            k = len(names)
+            mean, sd, coef = (_numbers(m, key, (k,)) for key in ("mean", "sd", "coefficients"))
+            cov = _numbers(m, "covariance", (k + 1, k + 1))
+            if not np.all(sd > 0):
+                raise ValueError(f"sd: expected numbers > 0, found {m['sd']!r}")
+            # The file rounds to 8 decimals: a symmetric covariance stays within that of symmetric.
+            if not np.allclose(cov, cov.T, rtol=0, atol=1e-7) or np.linalg.eigvalsh(cov).min() < -1e-7:
+                raise ValueError("covariance: expected a symmetric matrix with no negative variance")
+            model = Logistic(tuple(names), mean, sd, float(_numbers(m, "intercept", ())), coef, cov)
+        elif m["kind"] == ModelKind.ISOTONIC:
+            if len(names) != 1:
+                raise ValueError(f"features: expected one for an isotonic model, found {len(names)}")
+            knots = _numbers(m, "knots", None)
+            rates = _numbers(m, "rates", knots.shape)
+            if len(knots) < 1 or np.any(np.diff(knots) < 0):
+                raise ValueError(f"knots: expected at least one, in increasing order, found {m['knots']!r}")
+            if np.any((rates < 0) | (rates > 1)):
+                raise ValueError(f"rates: expected clear rates from 0 to 1, found {m['rates']!r}")
+            model = Isotonic(names[0], knots, rates)
+        else:
+            raise ValueError(f"kind: expected logistic or isotonic, found {m['kind']!r}")
+    except (KeyError, TypeError, ValueError) as e:
+        why = f"no key {e}" if isinstance(e, KeyError) else str(e)
+        raise CalibrationError(f"{where}: model: {why} (expected a logistic or isotonic model over "
+                               f"{', '.join(f.name for f in FEATURES)}, as llkgen calibrate writes)") from None
+    return model, sd_r ** 2, slope
 
 
 def _expit1(eta: float) -> float:

@@ -9,9 +9,11 @@ character that is not blank: ``{`` is JSON Lines), in either of two shapes, whic
   players did, not what the level is);
 * one row per attempt: ``level`` and ``cleared`` (``true``/``false``, ``1``/``0``).
 
-Rows of one level are added up. ``level`` is the label ``llkgen verify`` prints
-(``PACK#ID``), or just the ``ID`` after the ``#``: the pack's path in the label need not match
-the path given here. Levels with fewer than
+Rows of one level are added up, whichever of its labels they use. ``level`` is the label
+``llkgen verify`` prints (``PACK#ID``), or just the ``ID`` after the ``#``: the pack's path in
+the label need not match the path given here, but its file or directory name must (a label
+naming another pack is refused). Counts are at most :data:`MAX_COUNT`, each and in all; the
+file may start with a UTF-8 byte order mark (as Excel writes CSV). Levels with fewer than
 :data:`~llkgen.analysis.calibration.MIN_ATTEMPTS` attempts are left out and named in the file;
 every other level must be in the pack and carry the ladder's measurement (a pack made with
 grading), or the fit is refused, naming the levels.
@@ -34,11 +36,18 @@ import numpy as np
 from llkgen.analysis.calibration import MIN_ATTEMPTS, MIN_LEVELS, Calibration, CalibrationError, Scores, fit
 from llkgen.analysis.calibration_models import PlayData, features_of
 from llkgen.files import read_bounded, write_text_atomic
-from llkgen.formats.level import MAX_FILE_BYTES, parse_json_line, read_json
+from llkgen.formats.level import MAX_FILE_BYTES, Level, parse_json_line, read_json
 from llkgen.formats.load import load_levels, load_pack
 
 #: At most this many labels are named in one message.
 NAMED = 5
+#: At most this many characters of a value are shown in one message.
+SHOWN = 60
+
+#: The largest count of attempts or clears read, in one row and added up over the file: 2^53,
+#: the last integer a float (JSON's number, numpy's fit) holds exactly; the fit sums counts in
+#: int64, which this keeps far from overflowing.
+MAX_COUNT = 2 ** 53
 
 
 @dataclass
@@ -57,14 +66,20 @@ def _names(labels: list[str]) -> str:
     return shown + (f" and {len(labels) - NAMED} more" if len(labels) > NAMED else "")
 
 
+def _shown(value: object) -> str:
+    """``repr(value)``, cut to :data:`SHOWN` characters: a cell may be as long as the file."""
+    text = repr(value)
+    return text if len(text) <= SHOWN else text[:SHOWN] + "..."
+
+
 def _count(value: object, where: str, key: str) -> int:
     if isinstance(value, str):
         try:
             value = int(value.strip())
         except ValueError:
             pass
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise CalibrationError(f"{where}: {key}: expected an integer >= 0, found {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
+        raise CalibrationError(f"{where}: {key}: expected an integer from 0 to 2^53, found {_shown(value)}")
     return value
 
 
@@ -77,7 +92,7 @@ def _amount(value: object, where: str, key: str) -> float:
         except ValueError:
             pass
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
-        raise CalibrationError(f"{where}: {key}: expected a number >= 0, found {value!r}")
+        raise CalibrationError(f"{where}: {key}: expected a number >= 0, found {_shown(value)}")
     return float(value)
 
 
@@ -91,13 +106,13 @@ def _cleared(value: object, where: str) -> bool:
         return True
     if value is False or text in _FALSE:
         return False
-    raise CalibrationError(f"{where}: cleared: expected true or false (or 1 or 0), found {value!r}")
+    raise CalibrationError(f"{where}: cleared: expected true or false (or 1 or 0), found {_shown(value)}")
 
 
 def _rows(path: str) -> list[tuple[str, dict]]:
     """``(where, row)`` for every row of the plays file, CSV or JSON Lines."""
     data = read_bounded(path, MAX_FILE_BYTES, "a plays file", CalibrationError)
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8-sig", errors="replace")
     if text.lstrip()[:1] == "{":
         out = []
         for n, line in enumerate(text.splitlines(), 1):
@@ -111,7 +126,12 @@ def _rows(path: str) -> list[tuple[str, dict]]:
     if reader.fieldnames is None or "level" not in reader.fieldnames:
         raise CalibrationError(f"{path}: expected a CSV header naming level and either attempts and clears "
                                f"or cleared (or JSON Lines), found {reader.fieldnames!r}")
-    return [(f"{path} line {reader.line_num}", dict(row)) for row in reader]
+    try:
+        return [(f"{path} line {reader.line_num}", dict(row)) for row in reader]
+    except csv.Error as e:
+        # DictReader's line_num is the last good row's; its reader's counts the line that failed.
+        raise CalibrationError(f"{path} line {reader.reader.line_num}: expected a CSV row, found one that is not "
+                               f"({e})") from None
 
 
 def read_plays(path: str) -> dict[str, Tally]:
@@ -121,12 +141,14 @@ def read_plays(path: str) -> dict[str, Tally]:
     rows = _rows(path)
     if not rows:
         raise CalibrationError(f"{path}: expected rows of plays, found none")
+    total = 0
     for i, (where, row) in enumerate(rows):
         label = row.get("level")
         if not isinstance(label, str) or not label.strip():
-            raise CalibrationError(f"{where}: level: expected a level label (PACK#ID or ID), found {label!r}")
+            raise CalibrationError(f"{where}: level: expected a level label (PACK#ID or ID), found {_shown(label)}")
         t = tallies.setdefault(label.strip(), Tally())
         t.rows.append(i)
+        before = t.attempts
         if row.get("cleared") not in (None, ""):
             if row.get("attempts") not in (None, "") or row.get("clears") not in (None, ""):
                 raise CalibrationError(f"{where}: expected either cleared (one attempt) or attempts and clears "
@@ -141,6 +163,9 @@ def read_plays(path: str) -> dict[str, Tally]:
                 raise CalibrationError(f"{where}: clears: expected at most attempts ({a}), found {c}")
             t.attempts += a
             t.clears += c
+        total += t.attempts - before
+        if total > MAX_COUNT:
+            raise CalibrationError(f"{where}: attempts: expected at most 2^53 in all, found {total} up to this row")
         t.seconds += _amount(row.get("seconds"), where, "seconds")
         t.hints += _amount(row.get("hints"), where, "hints")
     return tallies
@@ -163,23 +188,48 @@ def _short(label: str) -> str:
     return label.rpartition("#")[2]
 
 
-def match(pack: str, tallies: dict[str, Tally]) -> tuple[PlayData, list[str]]:
-    """The plays joined to the pack's levels by label: the data to fit, and the labels left out
-    for too few attempts. Raises :class:`CalibrationError` naming levels not in the pack,
-    levels without the ladder's measurement, or too few levels left."""
-    by_id = {}
-    for label, lv in load_levels(pack):
-        by_id[_short(label)] = (label, lv)
+def by_level(pack: str, levels: list[tuple[str, Level]], tallies: dict[str, Tally]) -> dict[str, Tally]:
+    """``tallies`` keyed by the pack's label of their level (``levels``, from ``load_levels``),
+    the rows of every label that names one level added up: ``PACK#ID`` and ``ID`` are the same
+    level's plays, and counted apart they would be two levels, one of which could land in a
+    fold's training levels and the other in its held-out ones. Raises :class:`CalibrationError`
+    naming labels whose ``PACK`` is not ``pack``'s file or directory name, or whose ``ID`` is
+    not in it."""
+    home = Path(pack).name
+    foreign = [lab for lab in tallies if "#" in lab and Path(lab.rpartition("#")[0]).name != home]
+    if foreign:
+        raise CalibrationError(f"plays: {len(foreign)} level(s) of another pack than {home}: {_names(foreign)} "
+                               f"(expected PACK#ID with PACK naming {home}, or the ID alone)")
+    by_id = {_short(label): label for label, _ in levels}
     unknown = [lab for lab in tallies if _short(lab) not in by_id]
     if unknown:
         ids = ", ".join(list(by_id)[:3])
         raise CalibrationError(f"plays: {len(unknown)} level(s) not found in {pack}: {_names(unknown)} "
                                f"(expected labels as llkgen verify prints them, PACK#ID, or the ID: {ids}, ...)")
-    few = [lab for lab, t in tallies.items() if t.attempts < MIN_ATTEMPTS]
-    used = [lab for lab in tallies if lab not in few]
+    merged: dict[str, Tally] = {}
+    for lab, t in tallies.items():
+        m = merged.setdefault(by_id[_short(lab)], Tally())
+        m.attempts += t.attempts
+        m.clears += t.clears
+        m.seconds += t.seconds
+        m.hints += t.hints
+        m.rows += t.rows
+    return merged
+
+
+def match(pack: str, tallies: dict[str, Tally]) -> tuple[PlayData, list[str]]:
+    """The plays joined to the pack's levels (:func:`by_level`): the data to fit, and the
+    pack's labels of the levels left out for too few attempts. Raises
+    :class:`CalibrationError` naming labels of another pack, levels not in the pack, levels
+    without the ladder's measurement, or too few levels left."""
+    levels = load_levels(pack)
+    merged = by_level(pack, levels, tallies)
+    level_of = dict(levels)
+    few = [lab for lab, t in merged.items() if t.attempts < MIN_ATTEMPTS]
+    used = [lab for lab in merged if lab not in few]
     labels, x, var, att, clr, unmeasured = [], [], [], [], [], []
-    for lab in used:
-        full, lv = by_id[_short(lab)]
+    for full in used:
+        lv = level_of[full]
         feats = features_of(lv.extra.get("metrics") or {}, lv.extra.get("players"))
         if feats is None:
             unmeasured.append(full)
@@ -187,8 +237,8 @@ def match(pack: str, tallies: dict[str, Tally]) -> tuple[PlayData, list[str]]:
         labels.append(full)
         x.append(feats[0])
         var.append(feats[1])
-        att.append(tallies[lab].attempts)
-        clr.append(tallies[lab].clears)
+        att.append(merged[full].attempts)
+        clr.append(merged[full].clears)
     if unmeasured:
         raise CalibrationError(f"{pack}: {len(unmeasured)} level(s) without the player ladder's clear rates or a "
                                f"random clear rate: {_names(unmeasured)}; make the pack with grading enabled")
@@ -209,7 +259,7 @@ def calibrate(pack: str, plays: str, seed: int = 0) -> Calibration:
     name = load_pack(pack).name if os.path.isfile(pack) and _is_pack(pack) else Path(pack).stem
     source = {"pack": {"path": str(pack), "name": name, "sha256": content_hash(pack)},
               "plays": {"path": str(plays), "sha256": content_hash(plays),
-                        "rows": sum(len(t.rows) for t in tallies.values()), "levels": len(tallies),
+                        "rows": sum(len(t.rows) for t in tallies.values()), "levels": len(data) + len(few),
                         "seconds": round(sum(t.seconds for t in tallies.values()), 3),
                         "hints": round(sum(t.hints for t in tallies.values()), 3),
                         "left_out": few}}
@@ -251,5 +301,5 @@ def report_text(cal: Calibration) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["read_plays", "match", "calibrate", "write_calibration", "report_text",
+__all__ = ["MAX_COUNT", "read_plays", "by_level", "match", "calibrate", "write_calibration", "report_text",
            "content_hash", "Tally"]
