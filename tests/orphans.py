@@ -121,3 +121,14 @@ def assert_workers_die_with_parent(llkgen: list[str], cwd: Path, env: dict[str, 
         except ProcessLookupError:
             pass
         proc.communicate()
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """End ``proc``'s whole process group (started with ``start_new_session=True``) and reap
+    ``proc``: the cleanup of a test that signals a run and may have left it, or its workers,
+    alive."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()

@@ -38,7 +38,7 @@ import pytest
 import llkgen.files as files
 from llkgen.files import STALE_GRACE_SECONDS
 
-from orphans import death_seconds, wait_until
+from orphans import death_seconds, kill_group, wait_until
 from specs import tiny_spec
 
 pytestmark = [
@@ -360,11 +360,7 @@ def test_a_kill_as_the_old_pack_directory_is_set_aside_leaves_nothing_for_good(t
         proc.kill()
         proc.wait(timeout=TIMEOUT)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
+        kill_group(proc)
     # The old pack in place, the new one complete beside it, and the reserved name, empty.
     assert _snapshot(cwd / "out/tiny") == older
     left = sorted(p.name for p in _temporaries(tmp_path))

@@ -19,7 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from orphans import assert_workers_die_with_parent, catches, children, death_seconds, gone, state, wait_until
+from orphans import (
+    assert_workers_die_with_parent,
+    catches,
+    children,
+    death_seconds,
+    gone,
+    kill_group,
+    state,
+    wait_until,
+)
+from specs import tiny_spec
 from timing import HANG_SECONDS, slowdown
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
@@ -129,17 +139,7 @@ def test_an_interrupt_inside_the_normal_shutdown_terminates_the_workers(monkeypa
 
 #: A run of ``make`` that a signal can land anywhere in: 80 tiny levels over two workers, most of
 #: them in the journal before the end (the window of the hang: all journalled, pack not written).
-EIGHTY = """\
-name: eighty
-seed: 3
-count: 80
-board: {rows: 4, cols: 6}
-tiles: {types: 6, copies: 4}
-generator: {strategy: shuffle, max_attempts: 50}
-difficulty: {initial_moves: [2, null], playthroughs: 8}
-verify: {nodes: 20000}
-export: {path: eighty.json}
-"""
+EIGHTY = tiny_spec(name="eighty", count=80, export="{path: eighty.json}")
 
 #: How long a signalled run may take to exit, from the signal, on an idle machine; scaled by
 #: the machine's slowdown at the time (tests/timing.py).
@@ -191,11 +191,7 @@ def test_ctrl_c_anywhere_in_a_resumed_run_exits_promptly(tmp_path):
             assert wait_until(lambda ws=workers: all(gone(w) for w in ws), death_seconds()), \
                 (k, [state(w) for w in workers])
         finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.communicate()
+            kill_group(proc)
 
 
 # -- the pool's wake-up pipe at exit ---------------------------------------------------------------
