@@ -56,8 +56,12 @@ class GradeTask:
     calibration: Calibration | None = None
 
 
-def grade_task(task: GradeTask) -> LevelAudit:
-    """:func:`regrade` of ``task``: the call an executor runs."""
+def grade_task(task: GradeTask) -> LevelAudit | NotMeasured:
+    """:func:`regrade` of ``task``: the call an executor runs. A task the executor reaches only
+    after the deadline (it was queued behind others) is :class:`NotMeasured`: no level starts
+    after the deadline."""
+    if out_of_time(task.deadline):
+        return NotMeasured(task.label, task.level.id, task.index)
     return regrade(task.level, task.seed, precision=task.precision, max_runs=task.max_runs,
                    deadline=task.deadline, label=task.label, index=task.index, calibration=task.calibration)
 
