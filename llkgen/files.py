@@ -300,6 +300,10 @@ def _prepare(p: Path) -> tuple[int, str]:
         _check_name(p)
         if p.is_dir():
             raise _cannot(p, "is a directory, expected a file name")
+        if p.exists() and not p.is_file():
+            # A device, pipe or socket: the rename would replace it with a file (as root, even
+            # /dev/null), and nothing written to it would be atomic.
+            raise _cannot(p, "is a device, pipe or socket, expected a regular file")
         p.parent.mkdir(parents=True, exist_ok=True)
         sweep_stale(p.parent)
         return mkstemp_held(p.parent)

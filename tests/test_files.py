@@ -132,6 +132,18 @@ def test_writing_onto_a_directory_names_it(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
+def test_writing_onto_a_fifo_is_refused_and_leaves_it(tmp_path):
+    """A path that is a pipe (or a device such as /dev/null) is not replaced by a file: the
+    rename would swap it for one, which as root turns /dev/null into a regular file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match="device, pipe or socket"):
+        write_text_atomic(fifo, "{}")
+    with pytest.raises(OutputError, match="device, pipe or socket"):
+        check_writable(fifo)
+    assert fifo.is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
 @pytest.mark.parametrize("sub", ["x.json", "a/b/x.json"])
 def test_writing_under_a_regular_file_names_the_file(tmp_path, sub):
     (tmp_path / "pack.json").write_text("{}")
