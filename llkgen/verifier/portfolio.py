@@ -203,7 +203,7 @@ class _Run:
                 budget = Budget(nodes=max(0, budget.nodes - spent), seconds=budget.seconds)
             verdict = self.sub_game(part, budget, spent)
             spent = self.nodes
-            if verdict.status == UNSOLVABLE and verdict.proof is not None:
+            if verdict.proof is not None:  # unsolvable (a verdict carries a proof only then)
                 return self.unsolvable(
                     f"the {len(part.tiles)} tiles of a part of the board that walls cut off from "
                     f"the rest can never be cleared: {verdict.reason}",

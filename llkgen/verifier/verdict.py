@@ -122,6 +122,7 @@ _EVIDENCE: dict[Argument, tuple[str, ...]] = {
     Argument.BOARD_UNSOLVABLE: ("board",),
 }
 
+
 def _cells(cells: tuple[Cell, ...]) -> list[list[int]]:
     return [[r, c] for r, c in cells]
 
@@ -140,7 +141,8 @@ class Proof(Mapping[str, object]):
 
     :meth:`to_json` gives the proof as llkgen's JSON writes it. A ``Proof`` also reads as that
     mapping (``proof["argument"]``, ``proof.get("locked")``), for programs written when a
-    proof was a ``dict``; equality and hashing are a dataclass's (field by field)."""
+    proof was a ``dict``; equality is a dataclass's (field by field), so a ``Proof`` never
+    equals a ``dict``: compare ``proof.to_json()``."""
 
     argument: Argument
     #: ``lock-test``, ``gravity-lock``: the tiles that can never be removed.
