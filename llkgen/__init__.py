@@ -9,8 +9,10 @@ The library is usable without the CLI; docs/api.md describes it with examples::
     pack = llkgen.generate("easy", count=2)         # a shipped spec, a file, a dict or a Spec
     advice = llkgen.hint(pack.levels[0].board, pack.levels[0].rules)
 
-Every name listed in ``__all__`` is loaded on first use (PEP 562), so ``import llkgen`` stays
-cheap: the CLI imports this package for every command, and numpy alone costs ~200 ms.
+Every function listed in ``__all__`` is :mod:`llkgen.api`'s, which checks its arguments and
+raises :class:`LlkgenError` naming the one that is wrong. Every name is loaded on first use
+(PEP 562), so ``import llkgen`` stays cheap: the CLI imports this package for every command,
+and numpy alone costs ~200 ms.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ _LAZY = {
     "hint": "llkgen.api",
     "classify_moves": "llkgen.api",
     "reshuffle": "llkgen.api",
-    "replay": "llkgen.game.referee",
-    "removable_pairs": "llkgen.game.path",
+    "replay": "llkgen.api",
+    "removable_pairs": "llkgen.api",
     "Board": "llkgen.game.board",
     "Rules": "llkgen.game.board",
     "Gravity": "llkgen.game.board",
@@ -37,20 +39,26 @@ _LAZY = {
     "Budget": "llkgen.verifier.verdict",
     "Verdict": "llkgen.verifier.verdict",
     "Status": "llkgen.verifier.verdict",
+    "Proof": "llkgen.verifier.verdict",
+    "Argument": "llkgen.verifier.verdict",
+    "Limit": "llkgen.verifier.verdict",
+    "Engine": "llkgen.verifier.verdict",
     "MoveLabel": "llkgen.analysis.advice",
+    "Label": "llkgen.analysis.advice",
     "Hint": "llkgen.analysis.advice",
+    "HintStatus": "llkgen.analysis.advice",
     "Reshuffled": "llkgen.analysis.advice",
     "ReshuffleError": "llkgen.analysis.advice",
     "Level": "llkgen.formats.level",
     "Pack": "llkgen.formats.level",
-    "load_level": "llkgen.formats.level",
-    "load_pack": "llkgen.formats.load",
-    "level_to_json": "llkgen.formats.level",
-    "pack_to_json": "llkgen.formats.level",
-    "write_json_atomic": "llkgen.formats.level",
+    "load_level": "llkgen.api",
+    "load_pack": "llkgen.api",
+    "level_to_json": "llkgen.api",
+    "pack_to_json": "llkgen.api",
+    "write_json_atomic": "llkgen.api",
     "Spec": "llkgen.generation.spec",
-    "load_spec": "llkgen.generation.spec",
-    "parse_spec": "llkgen.generation.spec",
+    "load_spec": "llkgen.api",
+    "parse_spec": "llkgen.api",
     "LlkgenError": "llkgen.errors",
     "LevelFormatError": "llkgen.errors",
     "SpecError": "llkgen.errors",
@@ -60,8 +68,9 @@ _LAZY = {
 
 __all__ = [
     "__version__", "verify", "generate", "hint", "classify_moves", "reshuffle", "replay", "removable_pairs",
-    "Board", "Rules", "Gravity", "Move", "ReplayResult", "Budget", "Verdict", "Status", "MoveLabel", "Hint",
-    "Reshuffled", "Level", "Pack", "load_level", "load_pack", "level_to_json", "pack_to_json", "write_json_atomic",
+    "Board", "Rules", "Gravity", "Move", "ReplayResult", "Budget", "Verdict", "Status", "Proof", "Argument",
+    "Limit", "Engine", "MoveLabel", "Label", "Hint", "HintStatus", "Reshuffled",
+    "Level", "Pack", "load_level", "load_pack", "level_to_json", "pack_to_json", "write_json_atomic",
     "Spec", "load_spec", "parse_spec",
     "LlkgenError", "LevelFormatError", "SpecError", "GenerationError", "OutputError", "ReshuffleError",
 ]
@@ -81,13 +90,27 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from llkgen.analysis.advice import Hint, MoveLabel, Reshuffled, ReshuffleError
-    from llkgen.api import classify_moves, generate, hint, reshuffle, verify
+    from llkgen.analysis.advice import Hint, HintStatus, Label, MoveLabel, Reshuffled, ReshuffleError
+    from llkgen.api import (
+        classify_moves,
+        generate,
+        hint,
+        level_to_json,
+        load_level,
+        load_pack,
+        load_spec,
+        pack_to_json,
+        parse_spec,
+        removable_pairs,
+        replay,
+        reshuffle,
+        verify,
+        write_json_atomic,
+    )
     from llkgen.errors import GenerationError, LevelFormatError, LlkgenError, OutputError, SpecError
-    from llkgen.formats.level import Level, Pack, level_to_json, load_level, pack_to_json, write_json_atomic
-    from llkgen.formats.load import load_pack
+    from llkgen.formats.level import Level, Pack
     from llkgen.game.board import Board, Gravity, Rules
-    from llkgen.game.path import Move, removable_pairs
-    from llkgen.game.referee import ReplayResult, replay
-    from llkgen.generation.spec import Spec, load_spec, parse_spec
-    from llkgen.verifier.verdict import Budget, Status, Verdict
+    from llkgen.game.path import Move
+    from llkgen.game.referee import ReplayResult
+    from llkgen.generation.spec import Spec
+    from llkgen.verifier.verdict import Argument, Budget, Engine, Limit, Proof, Status, Verdict

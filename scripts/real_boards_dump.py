@@ -31,7 +31,7 @@ def dump(path: Path) -> None:
         v = verify(board, rules, Budget())
         stats = {k: val for k, val in v.stats.items()
                  if "time" not in k and "seconds" not in k and not k.endswith("_s")}
-        print(json.dumps({"id": d["id"], "verdict": str(v.status), "reason": v.reason, "proof": v.proof,
+        print(json.dumps({"id": d["id"], "verdict": str(v.status), "reason": v.reason, "proof": v.to_json()["proof"],
                           "stats": stats, "solution": v.solution}, sort_keys=True, default=str))
 
 

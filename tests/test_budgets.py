@@ -27,7 +27,7 @@ from llkgen.verifier.cpsat import NODES_PER_DET_SECOND, solve_cpsat
 from llkgen.verifier.lock import locked_tiles, root_partners
 from llkgen.verifier.pairing_check import pairing_check
 from llkgen.verifier.portfolio import verify
-from llkgen.verifier.verdict import DEFAULT_NODES, UNKNOWN, Budget, OutOfBudget
+from llkgen.verifier.verdict import DEFAULT_NODES, UNKNOWN, Budget, Limit, OutOfBudget
 
 from timing import Timed, TimedProcess
 
@@ -124,7 +124,7 @@ def test_verify_cpsat_names_the_time_budget():
     with Timed() as t:
         verdict = verify(board, Rules(), Budget(nodes=200_000, seconds=0.3), engine="cpsat")
     assert verdict.status == "unknown"
-    assert "time budget" in verdict.reason and verdict.proof == {"budget": "seconds"}
+    assert "time budget" in verdict.reason and verdict.limit == Limit.SECONDS
     assert t.seconds < t.limit(0.3), t
 
 
@@ -157,7 +157,7 @@ def test_auto_search_then_cpsat_holds_the_budget():
     assert cpsat_suits(board, rules)
     with Timed() as t:
         verdict = verify(board, rules, Budget(nodes=10, seconds=1.0))  # the search hands over at 5
-    assert (verdict.status, verdict.stats["stage"], verdict.proof) == ("unknown", "cpsat", {"budget": "seconds"})
+    assert (verdict.status, verdict.stats["stage"], verdict.limit) == ("unknown", "cpsat", Limit.SECONDS)
     assert t.seconds < t.limit(1.0), t
 
 # --------------------------------------------------------------------------- flow
@@ -255,7 +255,7 @@ def test_classify_moves_budget_bounds_the_whole_call():
     labels, took = _timed(lambda: classify_moves(board, Rules(), Budget(nodes=20_000, seconds=1.0)))
     assert took.seconds < took.limit(1.0), took
     assert isinstance(labels, list) and len(labels) > 900
-    assert all(x.label == UNDECIDED and x.proof == {"budget": "seconds"} for x in labels)
+    assert all(x.label == UNDECIDED and x.limit == Limit.SECONDS for x in labels)
 
 
 def test_advice_budget_bounds_the_whole_call_under_gravity():
@@ -273,7 +273,7 @@ def test_advice_budget_bounds_the_whole_call_under_gravity():
     assert isinstance(error, ReshuffleError) and error.exit_code == 4 and "time budget" in str(error)
     found, took = _timed(lambda: hint(board, rules, budget))
     assert took.seconds < took.limit(1.0), took
-    assert found.status == "undecided" and found.proof == {"budget": "seconds"}
+    assert found.verdict == "unknown" and found.limit == Limit.SECONDS
 
 
 def test_advice_deadline_is_one_clock_for_the_whole_call():
@@ -303,7 +303,7 @@ def test_zero_seconds_is_a_budget_that_runs_out_at_once():
     for grid in (dead, mixed):
         for gravity in ("none", "down"):
             v = verify(Board.from_grid(grid), Rules(border=False, gravity=gravity), Budget(seconds=0))
-            assert (v.status, v.proof) == ("unknown", {"budget": "seconds"}), v.reason
+            assert (v.status, v.limit) == ("unknown", Limit.SECONDS), v.reason
         assert llkgen.verify(grid, rules, Budget(seconds=0)).status == "unknown"
         assert llkgen.hint(grid, rules, Budget(seconds=0)).status == "undecided"
         assert {x.label for x in llkgen.classify_moves(grid, rules, Budget(seconds=0))} <= {"unknown"}
@@ -317,7 +317,7 @@ def test_negative_or_nan_seconds_are_still_refused():
     from llkgen.errors import LlkgenError
 
     for bad in (-1, float("nan"), True):
-        with pytest.raises(LlkgenError, match="budget.seconds: expected a number >= 0"):
+        with pytest.raises(LlkgenError, match="budget.seconds: expected a number from 0 to 1,000,000"):
             llkgen.hint([[1, 1]], None, Budget(seconds=bad))
 
 
@@ -339,7 +339,7 @@ def test_reach_pairing_stops_at_its_deadline():
     assert t.seconds < t.limit(0.1), t
     with Timed() as t:
         v = verify(board, rules, Budget(seconds=0.2))
-    assert v.status == UNKNOWN and v.proof == {"budget": "seconds"}
+    assert v.status == UNKNOWN and v.limit == Limit.SECONDS
     assert t.seconds < t.limit(0.2), t
 
 
@@ -355,7 +355,7 @@ def test_seconds_come_first_in_a_budget():
     # a gravity board that takes more nodes than the limit it is given: seconds alone let it finish
     grid = [[7, 2, 6, 8], [2, 1, 4, 6], [7, 4, 1, 8], [5, 3, 3, 5]]  # refuted by search in 38 nodes
     board, rules = Board.from_grid(grid), Rules(border=True, gravity="down")
-    assert verify(board, rules, Budget(nodes=10, seconds=30)).proof == {"budget": "nodes"}
+    assert verify(board, rules, Budget(nodes=10, seconds=30)).limit == Limit.NODES
     free = verify(board, rules, Budget(seconds=30))
     assert free.status == "unsolvable" and free.stats["nodes"] > 10
 

@@ -17,7 +17,7 @@ import pytest
 import llkgen
 from llkgen.formats.level import level_from_json
 from llkgen.formats.load import load_level_ref
-from llkgen.formats.outputs import HINT_VERDICTS, drawn_json, hint_json, label_json, reshuffled_level
+from llkgen.formats.outputs import drawn_json, hint_json, label_json, reshuffled_level
 from llkgen.game.referee import replay
 
 from cli_runner import run_cli_in_process
@@ -289,9 +289,9 @@ def test_a_library_hint_prints_as_the_command_prints_it(llkgen_cli, files, ref, 
     lv = load_level_ref(str(files / ref))
     found = llkgen.hint(lv.board, lv.rules, llkgen.Budget(nodes=nodes))
     assert hint_json(found, llkgen.Budget(nodes=nodes)) == json.loads(out)
-    # the hint carries the verifier's verdict; its status word, and the exit code, follow from it
+    # the hint's status word carries the verifier's verdict, and the exit code follows from it
     assert (found.status, found.verdict, found.exit_code) == (status, json.loads(out)["verdict"], code)
-    assert HINT_VERDICTS[found.status] == found.verdict
+    assert found.status.verdict == found.verdict and found.status.exit_code == code
 
 
 @pytest.mark.parametrize("name", ["mixed.json", "doomed.json", "dead.json"])

@@ -31,7 +31,7 @@ and one hard verification should not take all of them.
 :func:`classify_moves`, :func:`hint` or :func:`reshuffle`: the deadline is checked between
 verifications, each verification gets only the time left (so it stops at the deadline too), and
 whatever it leaves undecided is ``unknown`` (for a reshuffle, a :class:`ReshuffleError` with
-exit code 4), its proof ``{"budget": "seconds"}``. No time at all (``seconds=0``) decides
+exit code 4), its ``limit`` :attr:`~llkgen.verifier.verdict.Limit.SECONDS`. No time at all (``seconds=0``) decides
 nothing that needs a search. A clock makes the answer machine-dependent.
 """
 
@@ -40,6 +40,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from llkgen.errors import LlkgenError
 from llkgen.game.board import EMPTY, Board, Cell, Gravity, Rules
@@ -48,14 +49,39 @@ from llkgen.game.gravity import apply_gravity
 from llkgen.game.path import Move, removable_pairs
 from llkgen.game.referee import Table, play, replay
 from llkgen.verifier import SOLVABLE, UNSOLVABLE, Budget, Verdict, WitnessRejected, verify
-from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, UNKNOWN, OutOfBudget, Status
+from llkgen.verifier.verdict import (
+    ADVICE_NODES,
+    DEFAULT_NODES,
+    UNKNOWN,
+    Argument,
+    Limit,
+    OutOfBudget,
+    Proof,
+    Status,
+)
 
-__all__ = ["SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
+__all__ = ["Label", "HintStatus", "SAFE", "FATAL", "UNDECIDED", "MoveLabel", "Hint", "Reshuffled", "ReshuffleError",
            "classify_moves", "hint", "reshuffle", "ADVICE_BUDGET"]
 
-SAFE = "safe"
-FATAL = "fatal"
-UNDECIDED = "unknown"
+
+class Label(StrEnum):
+    """What playing a move does to the board: a :class:`MoveLabel`'s ``label``. A
+    ``StrEnum``, so the JSON (``"label": "safe"``) is its value."""
+
+    #: The board after the move can still be cleared: the label's ``witness`` clears it, replayed.
+    SAFE = "safe"
+    #: The board after the move can never be cleared: the label's ``proof`` shows it.
+    FATAL = "fatal"
+    #: Undecided: the label's ``limit`` names the budget that ran out.
+    UNKNOWN = "unknown"
+
+
+#: The labels' words, for code that keys or compares by word (the CLI's summary counts; a
+#: ``Label`` equals its word, so ``x.label == SAFE`` holds either way). Typed ``str`` so that
+#: a ``dict`` keyed by them is a ``dict[str, int]``; this module labels with :class:`Label`.
+SAFE: str = Label.SAFE
+FATAL: str = Label.FATAL
+UNDECIDED: str = Label.UNKNOWN
 
 #: The default budget of each verification behind a label: a few milliseconds on most boards.
 ADVICE_BUDGET = Budget(nodes=ADVICE_NODES)
@@ -81,43 +107,84 @@ class ReshuffleError(LlkgenError):
 # print (label_json, hint_json, reshuffled_level), one vocabulary for the library and the CLI.
 @dataclass(frozen=True)
 class MoveLabel:
-    """One removable pair and what playing it does: ``label`` is :data:`SAFE` (``witness``
-    clears the board after it, replayed), :data:`FATAL` (``proof`` shows the board after it
-    can never be cleared) or :data:`UNDECIDED` (``proof`` names the budget that ran out)."""
+    """One removable pair and what playing it does: ``label`` is :attr:`Label.SAFE` (``witness``
+    clears the board after it, replayed), :attr:`Label.FATAL` (``proof`` shows the board after it
+    can never be cleared) or :attr:`Label.UNKNOWN` (``limit`` names the budget that ran out); the
+    other evidence is empty. Its JSON (:func:`llkgen.formats.outputs.label_json`) writes the
+    proof or the limit as a verdict's ``proof``."""
 
     move: Move
-    label: str
+    label: Label
     witness: list[Move]
-    proof: dict | None
+    proof: Proof | None
     reason: str
+    limit: Limit | None = None
 
 
-@dataclass(frozen=True)
-class Hint:
-    """What :func:`hint` found, a verdict on the board with its evidence, as a
-    :class:`~llkgen.verifier.Verdict` has: ``verdict`` is ``solvable`` (``move`` can be played
-    safely, and ``witness`` clears the board after it, replayed; with no tile left, ``move`` is
-    ``None`` and ``witness`` empty), ``unsolvable`` (``proof`` shows the board can never be
-    cleared) or ``unknown`` (``proof`` names the budget that ran out)."""
+class HintStatus(StrEnum):
+    """What :func:`hint` found, in a word: a :class:`Hint`'s ``status``. Each word stands for
+    one verdict on the board (:attr:`verdict`, the word the hint's JSON writes), so the hint
+    and the verifier speak of one outcome in one vocabulary."""
 
-    verdict: Status
-    move: Move | None
-    witness: list[Move]
-    proof: dict | None
-    reason: str
+    #: A move after which the board can still be cleared: the hint's ``move`` and ``witness``.
+    MOVE = "move"
+    #: No tile is left: solvable, with no move and an empty witness.
+    CLEARED = "cleared"
+    #: The board can never be cleared: the hint's ``proof``.
+    DEAD = "dead"
+    #: Undecided: the hint's ``limit`` names the budget that ran out.
+    UNDECIDED = "undecided"
 
     @property
-    def status(self) -> str:
-        """The outcome in a word: ``move``, ``cleared`` (solvable with no tile left), ``dead``
-        (unsolvable) or ``undecided`` (unknown)."""
-        if self.verdict == SOLVABLE:
-            return "cleared" if self.move is None else "move"
-        return "dead" if self.verdict == UNSOLVABLE else "undecided"
+    def verdict(self) -> Status:
+        """The verdict on the board: ``solvable`` for a move or no tile left, ``unsolvable``
+        when dead, ``unknown`` when undecided."""
+        return {HintStatus.DEAD: UNSOLVABLE, HintStatus.UNDECIDED: UNKNOWN}.get(self, SOLVABLE)
 
     @property
     def exit_code(self) -> int:
         """``llkgen hint``'s exit code, the verdict's: 0 solvable, 3 unsolvable, 4 unknown."""
         return self.verdict.exit_code
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What :func:`hint` found, a verdict on the board with its evidence, as a
+    :class:`~llkgen.verifier.Verdict` has: ``status`` is :attr:`HintStatus.MOVE` (``move``
+    can be played safely, and ``witness`` clears the board after it, replayed),
+    :attr:`HintStatus.CLEARED` (no tile left: no ``move``, an empty ``witness``),
+    :attr:`HintStatus.DEAD` (``proof`` shows the board can never be cleared) or
+    :attr:`HintStatus.UNDECIDED` (``limit`` names the budget that ran out); ``verdict`` is
+    the :class:`Status` it stands for, the word its JSON writes. Building a hint whose
+    evidence does not match its status raises ``ValueError``."""
+
+    status: HintStatus
+    move: Move | None
+    witness: list[Move]
+    proof: Proof | None
+    reason: str
+    limit: Limit | None = None
+
+    def __post_init__(self) -> None:
+        ok = {HintStatus.MOVE: self.move is not None,
+              HintStatus.CLEARED: self.move is None and not self.witness,
+              HintStatus.DEAD: self.proof is not None,
+              HintStatus.UNDECIDED: self.limit is not None}[self.status]
+        if not ok or (self.status != HintStatus.DEAD and self.proof is not None) \
+                or (self.status != HintStatus.UNDECIDED and self.limit is not None):
+            raise ValueError(f"a {self.status} hint carries a move only for a move, a proof only when dead "
+                             "and a limit only when undecided")
+
+    @property
+    def verdict(self) -> Status:
+        """The verdict on the board this hint stands for: ``solvable``, ``unsolvable`` or
+        ``unknown``."""
+        return self.status.verdict
+
+    @property
+    def exit_code(self) -> int:
+        """``llkgen hint``'s exit code, the verdict's: 0 solvable, 3 unsolvable, 4 unknown."""
+        return self.status.exit_code
 
 
 @dataclass(frozen=True)
@@ -160,12 +227,8 @@ def _each(budget: Budget) -> Budget:
     return Budget(nodes=DEFAULT_NODES if alone else budget.nodes)
 
 
-#: The proof of a label or hint the time budget left undecided, as the verifier words it.
-OUT_OF_TIME = {"budget": "seconds"}
-
-
 class _Timed:
-    """A numpy random Generator that raises ``OutOfBudget("seconds")`` when drawn from at or
+    """A numpy random Generator that raises ``OutOfBudget(Limit.SECONDS)`` when drawn from at or
     past ``deadline``; every draw is otherwise the wrapped generator's, so the numbers, and
     what is built from them, are the same. :func:`~llkgen.game.construct.play_forward` draws
     once per move it plays (and once per reshuffle), so its draws are where a forward play
@@ -176,7 +239,7 @@ class _Timed:
 
     def __getattr__(self, name: str):
         if time.perf_counter() >= self._deadline:
-            raise OutOfBudget("seconds")
+            raise OutOfBudget(Limit.SECONDS)
         return getattr(self._rng, name)
 
 
@@ -185,10 +248,11 @@ class _Timed:
 class RawLabel:
     """A label before its witness is replayed: ``order`` clears the board after the move."""
 
-    label: str
+    label: Label
     order: Order | None
-    proof: dict | None
+    proof: Proof | None
     reason: str
+    limit: Limit | None = None
 
 
 def _pairs(order: list[Move]) -> Order:
@@ -215,9 +279,9 @@ class Labeller:
               dead: Verdict | None = None, extra: Sequence[Order] = ()) -> list[RawLabel]:
         out: list[RawLabel | None] = [None] * len(moves)
         if dead is not None:
-            proof = {"argument": "board-unsolvable", "board": dead.proof}
+            proof = Proof(Argument.BOARD_UNSOLVABLE, board=dead.proof)
             reason = f"the board is already unsolvable, so no move can save it: {dead.reason}"
-            return [RawLabel(FATAL, None, proof, reason) for _ in moves]
+            return [RawLabel(Label.FATAL, None, proof, reason) for _ in moves]
         index = {(m.a, m.b): i for i, m in enumerate(moves)}
         for order in ([known] if known is not None else []) + list(extra):
             self._credit(order, index, out)
@@ -225,8 +289,8 @@ class Labeller:
             if out[i] is not None:
                 continue
             if _out_of_time(self.deadline):
-                out[i] = RawLabel(UNDECIDED, None, dict(OUT_OF_TIME),
-                                  "the time budget ran out before this move was checked")
+                out[i] = RawLabel(Label.UNKNOWN, None, None, "the time budget ran out before this move was checked",
+                                  Limit.SECONDS)
                 continue
             after = play(self.board, self.rules, m.a, m.b)
             repaired = self._repair(after, m, [known, *extra] if known is not None else list(extra))
@@ -244,9 +308,9 @@ class Labeller:
                 self.found.append(found)
                 self._credit(found, index, out)
             elif v.status == UNSOLVABLE:
-                out[i] = RawLabel(FATAL, None, v.proof, f"after this move: {v.reason}")
+                out[i] = RawLabel(Label.FATAL, None, v.proof, f"after this move: {v.reason}")
             else:
-                out[i] = RawLabel(UNDECIDED, None, v.proof, f"after this move: {v.reason}")
+                out[i] = RawLabel(Label.UNKNOWN, None, None, f"after this move: {v.reason}", v.limit)
         return [x for x in out if x is not None]
 
     def _repair(self, after: Board, m: Move, witnesses: Sequence[Order]) -> Order | None:
@@ -387,7 +451,7 @@ def _matchings(tiles: list[Cell]) -> list[list[tuple[Cell, Cell]]]:
 
 
 def _safe(order: Order, reason: str) -> RawLabel:
-    return RawLabel(SAFE, order, None, reason)
+    return RawLabel(Label.SAFE, order, None, reason)
 
 
 def _replayed(board: Board, rules: Rules, order: Order) -> list[Move]:
@@ -419,11 +483,11 @@ def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *
         if r.order is not None and _out_of_time(deadline):
             # Safe needs its witness replayed (a long one on a big board), and the time is
             # gone: say so rather than overrun the budget.
-            out.append(MoveLabel(m, UNDECIDED, [], dict(OUT_OF_TIME),
-                                 "the time budget ran out before this move's witness was replayed"))
+            out.append(MoveLabel(m, Label.UNKNOWN, [], None,
+                                 "the time budget ran out before this move's witness was replayed", Limit.SECONDS))
             continue
         witness = _replayed(play(board, rules, m.a, m.b), rules, r.order) if r.order is not None else []
-        out.append(MoveLabel(m, r.label, witness, r.proof, r.reason))
+        out.append(MoveLabel(m, r.label, witness, r.proof, r.reason, r.limit))
     return out
 
 
@@ -448,13 +512,13 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline
     witness's first move. Arguments are trusted: programs call :func:`llkgen.api.hint`, which
     checks them."""
     if board.is_cleared():
-        return Hint(SOLVABLE, None, [], None, "the board has no tiles")
+        return Hint(HintStatus.CLEARED, None, [], None, "the board has no tiles")
     deadline = whole_call_deadline(budget, deadline)
     v = verify(board, rules, _within(_each(budget), deadline))
     if v.status == UNSOLVABLE:
-        return Hint(UNSOLVABLE, None, [], v.proof, f"no move can clear the board: {v.reason}")
+        return Hint(HintStatus.DEAD, None, [], v.proof, f"no move can clear the board: {v.reason}")
     if v.status != SOLVABLE:
-        return Hint(UNKNOWN, None, [], v.proof, v.reason)
+        return Hint(HintStatus.UNDECIDED, None, [], None, v.reason, v.limit)
     order = _pairs(v.moves)
     now = {(m.a, m.b): m for m in removable_pairs(board, rules)}
     spots = range(len(order)) if rules.gravity == Gravity.NONE else range(1)
@@ -462,7 +526,7 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline
              if ((a, b) if a < b else (b, a)) in now]
     k, move = min(ready, key=lambda km: (_turns(km[1]), _length(km[1]), km[0]))
     witness = _replayed(play(board, rules, move.a, move.b), rules, order[:k] + order[k + 1:])
-    return Hint(SOLVABLE, move, witness, None,
+    return Hint(HintStatus.MOVE, move, witness, None,
                 f"after this move the board can still be cleared ({len(witness)} more moves)")
 
 
@@ -503,7 +567,7 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
     for attempt in range(1, attempts + 1):
         try:
             if _out_of_time(deadline):
-                raise OutOfBudget("seconds")
+                raise OutOfBudget(Limit.SECONDS)
             built = play_forward(_dealt(start, draw), rules, draw)
         except OutOfBudget:
             raise ReshuffleError(f"the time budget ran out after {attempt - 1} of {attempts} attempts ({stuck} got "

@@ -148,17 +148,17 @@ def explain_locked(board: Board, rules: Rules, locked_cells, *,
 
 def explain_verdict(verdict: Verdict, board: Board, rules: Rules, seconds: float | None = None) -> Verdict:
     """Add the designer's explanation to an ``unsolvable`` verdict whose proof names locked
-    tiles (gravity ``none``): ``proof["bottlenecks"]``, the :func:`explain_locked` types, and
-    ``proof["bottlenecks_incomplete"]`` with the reason when the time ran out first.
+    tiles (gravity ``none``): the proof's ``bottlenecks``, the :func:`explain_locked` types,
+    and its ``bottlenecks_incomplete``, the reason, when the time ran out first.
     ``seconds`` is the whole budget the caller gave the verification: the explanation gets
     what the verifier left of it (its ``time_ms`` says how much it used). Returns a new
     verdict; any other verdict is returned as it is."""
-    if verdict.proof is None or not verdict.proof.get("locked") or rules.gravity != Gravity.NONE:
+    proof = verdict.proof
+    if proof is None or not proof.locked or rules.gravity != Gravity.NONE:
         return verdict
     deadline = None if seconds is None else (
         time.perf_counter() + max(0.0, seconds - verdict.stats.get("time_ms", 0.0) / 1000))
-    explained = explain_locked(board, rules, [tuple(c) for c in verdict.proof["locked"]], deadline=deadline)
-    proof = {**verdict.proof, "bottlenecks": explained["types"]}
-    if not explained["complete"]:
-        proof["bottlenecks_incomplete"] = explained["reason"]
+    explained = explain_locked(board, rules, proof.locked, deadline=deadline)
+    proof = dataclasses.replace(proof, bottlenecks=tuple(explained["types"]),
+                                bottlenecks_incomplete=None if explained["complete"] else explained["reason"])
     return dataclasses.replace(verdict, proof=proof)

@@ -63,7 +63,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from llkgen.formats.level import Level, level_to_json
-from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, Status, Verdict
+from llkgen.verifier.verdict import SOLVABLE, Budget, Limit, Proof, Status, Verdict, evidence_json
 
 if TYPE_CHECKING:  # annotations only: printing a document needs none of these modules
     from llkgen.game.board import Rules
@@ -77,11 +77,6 @@ RESHUFFLE_FORMAT = "llkgen.reshuffle/1"
 REPLAY_FORMAT = "llkgen.replay/2"
 SOLVE_FORMAT = "llkgen.solve/1"
 MERGE_REPORT_FORMAT = "llkgen.merge-report/1"
-
-#: The verdict each word of :attr:`llkgen.analysis.advice.Hint.status` stands for (the hint
-#: carries it as ``verdict``): a move after which the board can be cleared, or no tile left,
-#: is solvable.
-HINT_VERDICTS = {"move": SOLVABLE, "cleared": SOLVABLE, "dead": UNSOLVABLE, "undecided": UNKNOWN}
 
 Cell = Sequence[int]
 
@@ -104,7 +99,9 @@ class MoveLabel(Protocol):
     @property
     def witness(self) -> list: ...
     @property
-    def proof(self) -> dict | None: ...
+    def proof(self) -> Proof | None: ...
+    @property
+    def limit(self) -> Limit | None: ...
 
 
 class Hint(Protocol):
@@ -117,7 +114,9 @@ class Hint(Protocol):
     @property
     def witness(self) -> list: ...
     @property
-    def proof(self) -> dict | None: ...
+    def proof(self) -> Proof | None: ...
+    @property
+    def limit(self) -> Limit | None: ...
     @property
     def reason(self) -> str: ...
 
@@ -177,7 +176,8 @@ def label_json(x: MoveLabel) -> dict[str, Any]:
     replayed), ``fatal`` and ``unknown`` their ``proof``; the other is null."""
     safe = x.label == SAFE
     return {**drawn_json(x.move), "label": x.label, "reason": x.reason,
-            "witness": solution_json(x.witness) if safe else None, "proof": None if safe else x.proof}
+            "witness": solution_json(x.witness) if safe else None,
+            "proof": None if safe else evidence_json(x.proof, x.limit)}
 
 
 def move_labels_json(labels: Sequence[MoveLabel], summary: dict[str, int], tiles_left: int,
@@ -197,7 +197,7 @@ def hint_json(found: Hint, budget: Budget) -> dict[str, Any]:
             "move": None if move is None else move_json(move.a, move.b),
             "path": None if move is None else path_json(move.path),
             "witness": solution_json(found.witness) if verdict == SOLVABLE else None,
-            "proof": found.proof, "reason": found.reason, "budget": budget_json(budget)}
+            "proof": evidence_json(found.proof, found.limit), "reason": found.reason, "budget": budget_json(budget)}
 
 
 def reshuffle_json(verdict: Status, reason: str, seed: int, attempts: int | None = None,

@@ -89,7 +89,7 @@ from llkgen.game.referee import replay
 from llkgen.jobs.check_report import REPLAY, SEARCH, CheckStatus, FileProblem, LevelResult, VerifyReport
 from llkgen.text import printable
 from llkgen.verifier import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, verify
-from llkgen.verifier.verdict import DEFAULT_NODES
+from llkgen.verifier.verdict import DEFAULT_NODES, Limit
 
 #: How long after the run's deadline the workers are stopped: each search stops itself at the
 #: deadline and reports how far it got, this is its time to hand the verdict back. The run's
@@ -209,7 +209,7 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
                            "--resolve also searches it)")
     verdict = verify(board, rules, Budget(nodes=nodes, seconds=limit))
     reason = verdict.reason
-    if deadline is not None and verdict.proof == {"budget": "seconds"}:
+    if deadline is not None and verdict.limit == Limit.SECONDS:
         # The verifier names the time it was given (what was left); the user gave --budget.
         reason = f"{budget_text(seconds)} ran out during the {verdict.stats.get('stage', 'search')}"
     stage = str(verdict.stats.get("stage", ""))

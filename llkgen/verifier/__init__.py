@@ -3,7 +3,8 @@
 Each technique is a module of its own; :mod:`llkgen.verifier.portfolio` chains them, cheapest
 first, and is the only module that knows their order:
 
-* :mod:`~llkgen.verifier.verdict`: verdicts as values, budgets;
+* :mod:`~llkgen.verifier.verdict`: verdicts as values with typed evidence (a :class:`Proof`
+  or the :class:`Limit` that ran out), budgets, the engines;
 * :mod:`~llkgen.verifier.lock`: the lock test, a sound proof that tiles can never be removed;
 * :mod:`~llkgen.verifier.maxflow`: Dinic's max-flow, and :mod:`~llkgen.verifier.pairing_check`,
   the sound pairing proof built on it;
@@ -36,10 +37,14 @@ _LAZY = {
     "SOLVABLE": "llkgen.verifier.verdict",
     "UNSOLVABLE": "llkgen.verifier.verdict",
     "UNKNOWN": "llkgen.verifier.verdict",
+    "Proof": "llkgen.verifier.verdict",
+    "Argument": "llkgen.verifier.verdict",
+    "Limit": "llkgen.verifier.verdict",
+    "Engine": "llkgen.verifier.verdict",
 }
 
 __all__ = ["verify", "root_lock", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES",
-           "WitnessRejected"]
+           "WitnessRejected", "Proof", "Argument", "Limit", "Engine"]
 
 
 def __getattr__(name: str) -> Any:
@@ -57,4 +62,4 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from llkgen.verifier.portfolio import ENGINES, WitnessRejected, root_lock, verify
-    from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, Verdict
+    from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Argument, Budget, Engine, Limit, Proof, Verdict

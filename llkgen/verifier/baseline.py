@@ -21,7 +21,7 @@ from typing import Sequence
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.gravity import compact
 from llkgen.game.grid import from_padded, gravity_lines, padded
-from llkgen.verifier.verdict import Budget, OutOfBudget
+from llkgen.verifier.verdict import Budget, Limit, OutOfBudget
 
 Pair = tuple[int, int]
 
@@ -136,17 +136,17 @@ class BaselineSearch:
                 # the seconds budget holds even on a 64x64 board with four types, where
                 # one node tests half a million pairs
                 if len(tiles) > 64 and self.deadline is not None and time.perf_counter() > self.deadline:
-                    raise OutOfBudget("seconds")
+                    raise OutOfBudget(Limit.SECONDS)
         out.sort()
         return out
 
     def _tick(self) -> None:
         # The check comes before the count: a budget of N nodes that runs out reports N.
         if self.budget.nodes is not None and self.nodes >= self.budget.nodes:
-            raise OutOfBudget("nodes")
+            raise OutOfBudget(Limit.NODES)
         self.nodes += 1
         if self.deadline is not None and (self.nodes & 3) == 0 and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
+            raise OutOfBudget(Limit.SECONDS)
 
     def search(self) -> list[tuple[Cell, Cell]] | None:
         if self._solve(self.g):

@@ -95,7 +95,7 @@ from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
 from llkgen.game.lines import Lines
 from llkgen.verifier.lock import locked_tiles
-from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget
+from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, Limit, OutOfBudget
 
 if TYPE_CHECKING:  # ortools costs 0.4-0.8 s to import: only the functions that solve load it
     from ortools.sat.python import cp_model
@@ -205,7 +205,7 @@ def _probe_pairs(grid: Grid, pos: Sequence[int], pairs: Sequence[Pair],
     every probe on every pass): model building 2.2-6.7x faster, e.g. 2 types x 56 with 20%
     walls, 2316 pairs, 2324 lock tests instead of 6952.
 
-    Past ``deadline`` it raises ``OutOfBudget("seconds")``."""
+    Past ``deadline`` it raises ``OutOfBudget(Limit.SECONDS)``."""
     alive = list(pos)
     live = list(range(len(pairs)))
     base: dict[int, list[int]] = {p: [] for p in pos}
@@ -250,7 +250,7 @@ def _probe_pairs(grid: Grid, pos: Sequence[int], pairs: Sequence[Pair],
 
 def _check_clock(deadline: float | None) -> None:
     if deadline is not None and time.perf_counter() > deadline:
-        raise OutOfBudget("seconds")
+        raise OutOfBudget(Limit.SECONDS)
 
 
 def _add_hint(model: cp_model.CpModel, cells: list[Cell], pairs: list[Pair],
@@ -299,7 +299,7 @@ def build_model(board: Board, rules: Rules, *, probe: bool = True,
     model is the bare encoding, which the tests sweep too). ``hint``, a removal order (full or
     a prefix), becomes solution hints (see :func:`_add_hint`); hints steer the search and never
     change feasibility: no hinted value is ever fixed. Past ``deadline`` (a
-    ``time.perf_counter()`` value) it raises ``OutOfBudget("seconds")``: the clock is read
+    ``time.perf_counter()`` value) it raises ``OutOfBudget(Limit.SECONDS)``: the clock is read
     once per pair of tiles and per probe, so the overrun is one lock test at most. ortools is
     imported only once the pure-Python part (shapes, probing) is done, and not at all when
     less than :data:`ORTOOLS_IMPORT_SECONDS` are left for it."""

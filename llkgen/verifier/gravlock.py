@@ -65,7 +65,7 @@ import time
 
 from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid, crossing, run
-from llkgen.verifier.verdict import OutOfBudget
+from llkgen.verifier.verdict import Limit, OutOfBudget
 
 
 def gravity_locked(board: Board, rules: Rules, deadline: float | None = None) -> list[Cell]:
@@ -132,7 +132,7 @@ def gravity_locked(board: Board, rules: Rules, deadline: float | None = None) ->
             if gone[x]:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
-                raise OutOfBudget("seconds")
+                raise OutOfBudget(Limit.SECONDS)
             for y in by_type[g[tile_cell[x]]]:
                 if y != x and _possible(x, y, start, tile_run, tile_idx, below, count, runs, rowbits, colbits, R, C):
                     gone[x] = True

@@ -48,7 +48,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from llkgen.game.board import Gravity
 from llkgen.game.grid import Grid, column_masks, crossing, run
-from llkgen.verifier.verdict import OutOfBudget
+from llkgen.verifier.verdict import Limit, OutOfBudget
 
 #: One deletion: the tile, the partner whose cell it linked to, and the cells strictly inside
 #: that path as a bitmask over padded indices (0 for neighbours). A step is built once, when
@@ -253,7 +253,7 @@ class Relaxation:
                     attempts += 1
                     if deadline is not None and not attempts & 63 and time.perf_counter() > deadline:
                         self.attempts = attempts
-                        raise OutOfBudget("seconds")
+                        raise OutOfBudget(Limit.SECONDS)
                     hp, vp = H[p], V[p]
                     found = None
                     for q in qs:
@@ -408,7 +408,7 @@ def locked_tiles(grid: Grid, alive: Sequence[int], partners: Mapping[int, Sequen
     :data:`PartnerTable`. ``grid`` is not changed. ``hint`` is an earlier deletion order (see
     the module docstring); it changes the cost only, never the result. ``order``, if given,
     receives this run's deletion order. Past ``deadline`` (a ``time.perf_counter()`` value) it
-    raises ``OutOfBudget("seconds")``. The relaxation is sound only without gravity, so a
+    raises ``OutOfBudget(Limit.SECONDS)``. The relaxation is sound only without gravity, so a
     ``grid`` under gravity raises ``ValueError`` (checked here, once per call, not in the
     loops)."""
     _need_no_gravity(grid)

@@ -87,7 +87,7 @@ from llkgen.game.grid import Grid
 from llkgen.verifier import native as native_search
 from llkgen.verifier.gravlock import gravity_locked
 from llkgen.verifier.reach import Reach
-from llkgen.verifier.verdict import Budget, OutOfBudget
+from llkgen.verifier.verdict import Budget, Limit, OutOfBudget, Status
 
 Pair = tuple[int, int]
 ORDERINGS = ("far", "near", "board")
@@ -355,10 +355,10 @@ class MoveSearch:
     def tick(self) -> None:
         # The check comes before the count: a budget of N nodes that runs out reports N.
         if self.budget.nodes is not None and self.nodes >= self.budget.nodes:
-            raise OutOfBudget("nodes")
+            raise OutOfBudget(Limit.NODES)
         self.nodes += 1
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
+            raise OutOfBudget(Limit.SECONDS)
 
     def closure(self, grid: Grid) -> list[tuple[Cell, Cell]]:
         """Clear every type that can be cleared from the top (module docstring), until none
@@ -396,7 +396,7 @@ class MoveSearch:
                     if link(p, tiles[j]):
                         out.append((n, p, tiles[j]))
                 if n > 64 and self.deadline is not None and time.perf_counter() > self.deadline:
-                    raise OutOfBudget("seconds")
+                    raise OutOfBudget(Limit.SECONDS)
         order(out)
         return [(p, q) for _, p, q in out]
 
@@ -440,9 +440,9 @@ class MoveSearch:
         and leaves this search to go on where it paused; a time budget run out raises."""
         result = native_search.search(self.board, self.rules, self.budget.nodes, self.deadline)
         self.native_result = result
-        if result.status in ("solvable", "unsolvable"):
+        if isinstance(result.status, Status):
             self.nodes = result.nodes
-        elif result.status != "nodes":
+        elif result.status == Limit.SECONDS:
             raise OutOfBudget(result.status)
         return result
 
@@ -478,9 +478,9 @@ class MoveSearch:
             if self.native and self.nodes >= NATIVE_AFTER:
                 self.native = False  # once: after a node budget ran out there, this search goes on
                 result = self._hand_over()
-                if result.status == "solvable":
+                if result.status == Status.SOLVABLE:
                     return result.moves
-                if result.status == "unsolvable":
+                if result.status == Status.UNSOLVABLE:
                     return None
             for line in lines:
                 for _ in range(SLICE):

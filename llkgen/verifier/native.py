@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llkgen.game.board import Board, Cell, Gravity, Rules
+from llkgen.verifier.verdict import Limit, Status
 
 
 def _load() -> Any:
@@ -72,12 +73,15 @@ _GRAVITY = {Gravity.DOWN: 1, Gravity.UP: 2, Gravity.LEFT: 3, Gravity.RIGHT: 4}
 
 @dataclass(frozen=True)
 class NativeResult:
-    """What the C search concluded: ``status`` is ``"solvable"`` (``moves`` holds the removal
-    order, cells as on the board at each move), ``"unsolvable"`` (every reachable position
-    was searched), or the budget that ran out, ``"nodes"`` or ``"seconds"``. ``recorded``
-    counts the dead positions in its table at the end."""
+    """What the C search concluded: ``status`` is :data:`~llkgen.verifier.verdict.SOLVABLE`
+    (``moves`` holds the removal order, cells as on the board at each move),
+    :data:`~llkgen.verifier.verdict.UNSOLVABLE` (every reachable position was searched), or
+    the :class:`~llkgen.verifier.verdict.Limit` that ran out: a search that stopped has no
+    verdict of its own to report, only the limit, so one field names the outcome (both
+    enums compare and print as the extension's words). ``recorded`` counts the dead
+    positions in its table at the end."""
 
-    status: str
+    status: Status | Limit
     nodes: int
     moves: list[tuple[Cell, Cell]] | None
     recorded: int
@@ -107,8 +111,13 @@ def search(board: Board, rules: Rules, nodes: int | None, deadline: float | None
     status, count, moves, recorded = _gravity_search.search(
         board.rows, board.cols, board.cells, _GRAVITY[Gravity(rules.gravity)], rules.border,
         -1 if nodes is None else max(0, nodes), seconds, table_mib, -1 if dive is None else dive, turn)
-    return NativeResult(status, count, None if moves is None else [(tuple(a), tuple(b)) for a, b in moves],
-                        recorded)
+    return NativeResult(_OUTCOMES[status], count,
+                        None if moves is None else [(tuple(a), tuple(b)) for a, b in moves], recorded)
+
+
+#: The extension's words for its outcome (its interface is these strings), as typed values.
+_OUTCOMES: dict[str, Status | Limit] = {"solvable": Status.SOLVABLE, "unsolvable": Status.UNSOLVABLE,
+                                        "nodes": Limit.NODES, "seconds": Limit.SECONDS}
 
 
 __all__ = ["AVAILABLE", "MAX_SIDE", "MAX_TILES", "TABLE_MIB", "NativeResult", "suits", "search"]

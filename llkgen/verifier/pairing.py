@@ -36,7 +36,7 @@ from typing import Iterable, Iterator, Sequence
 from llkgen.game.board import Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
 from llkgen.verifier.lock import NO_PARTNERS, OrderWalk, PartnerTable, Relaxation, Step, locked_tiles
-from llkgen.verifier.verdict import Budget, OutOfBudget
+from llkgen.verifier.verdict import Budget, Limit, OutOfBudget
 
 Pair = tuple[int, int]
 Pairing = tuple[Pair, ...]
@@ -403,16 +403,16 @@ class PairingSearch:
     # -- search ---------------------------------------------------------------------------------
     def _tick_clock(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
+            raise OutOfBudget(Limit.SECONDS)
 
     def _tick(self) -> None:
         # The check comes before the count: a budget of N nodes that runs out reports N.
         if self.budget.nodes is not None and self.nodes >= self.budget.nodes:
-            raise OutOfBudget("nodes")
+            raise OutOfBudget(Limit.NODES)
         self.nodes += 1
         # A node costs milliseconds here, so reading the clock at every node is free.
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
+            raise OutOfBudget(Limit.SECONDS)
 
     def cells(self, order: Sequence[Pair]) -> list[tuple[Cell, Cell]]:
         """A removal order of padded positions as board cells."""

@@ -15,11 +15,11 @@ from llkgen.game.board import Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid, from_padded
 from llkgen.game.lines import Lines
 from llkgen.verifier.maxflow import INF, FlowNetwork
-from llkgen.verifier.verdict import OutOfBudget
+from llkgen.verifier.verdict import Limit, OutOfBudget
 
 
 @dataclass(frozen=True)
-class Proof:
+class PairingProof:
     """Why a board can never be cleared, checkable by hand.
 
     ``kind`` ``"odd-component"``: ``cells`` are tiles of ``type`` that can only ever pair
@@ -104,7 +104,7 @@ class _Order:
 class PairingAnalysis:
     """Viable pairs of a gravity-free board, and the facts (``_Order``) that prune them.
     Tiles are named by their padded index (:mod:`llkgen.game.grid`). Past ``deadline`` (a
-    ``time.perf_counter()`` value) any method raises ``OutOfBudget("seconds")``; the clock
+    ``time.perf_counter()`` value) any method raises ``OutOfBudget(Limit.SECONDS)``; the clock
     is read once per pair, per tile and per type, each a few milliseconds of work at most
     even on a 64x64 board."""
 
@@ -123,7 +123,7 @@ class PairingAnalysis:
 
     def _tick(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfBudget("seconds")
+            raise OutOfBudget(Limit.SECONDS)
 
     def viable(self, x: int, p: int) -> list[int]:
         """The lines x..p the facts leave usable, as tile bitmasks ([] if x, p cannot pair)."""
@@ -152,7 +152,7 @@ class PairingAnalysis:
                             order.before(y, x)
                             changed = True
 
-    def matching_proof(self) -> Proof | None:
+    def matching_proof(self) -> PairingProof | None:
         for kind, ids in self.types.items():
             adj = {}
             for x in ids:
@@ -163,7 +163,7 @@ class PairingAnalysis:
                 return dataclasses.replace(proof, facts=tuple(self.order.facts))
         return None
 
-def pairing_check(board: Board, rules: Rules, *, deadline: float | None = None) -> Proof | None:
+def pairing_check(board: Board, rules: Rules, *, deadline: float | None = None) -> PairingProof | None:
     """A proof that ``board`` can never be cleared, or ``None`` (which proves nothing).
     Gravity other than ``none``: always ``None`` (not applicable: tiles move).
 
@@ -209,7 +209,7 @@ def _bits(mask: int) -> list[int]:
 def _cells(ids, w: int) -> tuple[Cell, ...]:
     return tuple(sorted(from_padded(i, w) for i in ids))
 
-def _odd_component(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
+def _odd_component(kind: int, adj: dict[int, list[int]], w: int) -> PairingProof | None:
     seen: set[int] = set()
     for start in adj:
         if start in seen:
@@ -222,12 +222,12 @@ def _odd_component(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None
                     seen.add(v)
                     comp.append(v)
         if len(comp) % 2:
-            return Proof("odd-component", kind, _cells(comp, w), (),
+            return PairingProof("odd-component", kind, _cells(comp, w), (),
                          f"{len(comp)} tile(s) of type {kind} can only ever pair among "
                          f"themselves: an odd number")
     return None
 
-def _hall(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
+def _hall(kind: int, adj: dict[int, list[int]], w: int) -> PairingProof | None:
     ids = list(adj)
     n = len(ids)
     pos = {x: i for i, x in enumerate(ids)}
@@ -243,6 +243,6 @@ def _hall(kind: int, adj: dict[int, list[int]], w: int) -> Proof | None:
     side = res.source_side
     xs = [ids[v - 2] for v in side if 2 <= v < 2 + n]
     ns = [ids[v - 2 - n] for v in side if v >= 2 + n]
-    return Proof("hall", kind, _cells(xs, w), _cells(ns, w),
+    return PairingProof("hall", kind, _cells(xs, w), _cells(ns, w),
                  f"{len(xs)} tiles of type {kind} can only ever pair with these "
                  f"{len(ns)} tile(s)")

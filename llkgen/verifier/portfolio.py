@@ -37,7 +37,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid
@@ -52,11 +53,23 @@ from llkgen.verifier.movesearch import MoveSearch
 from llkgen.verifier.pairing import PairingSearch
 from llkgen.verifier.pairing_check import pairing_check
 from llkgen.verifier.reach import Reach
-from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, OutOfBudget, Verdict
+from llkgen.verifier.verdict import (
+    SOLVABLE,
+    UNKNOWN,
+    UNSOLVABLE,
+    Argument,
+    Budget,
+    Engine,
+    Limit,
+    OutOfBudget,
+    Proof,
+    Verdict,
+)
 
-__all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES"]
+__all__ = ["verify", "Budget", "Verdict", "SOLVABLE", "UNSOLVABLE", "UNKNOWN", "ENGINES", "Engine"]
 
-ENGINES = ("auto", "search", "cpsat", "baseline")
+#: The engines' names, in :class:`Engine`'s order.
+ENGINES = tuple(e.value for e in Engine)
 
 #: The flow pairing check grows fast with board size (4 s on a full 20x20 board with walls);
 #: above this many tiles it is skipped. It is a pruning stage only, so skipping it is sound.
@@ -105,11 +118,12 @@ def _deep_recursion(limit: int = 20_000) -> Iterator[None]:
 
 
 def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
-           engine: str = "auto", hint: list | None = None) -> Verdict:
+           engine: Engine | str = Engine.AUTO, hint: list | None = None) -> Verdict:
     """Decide whether ``board`` can be cleared under ``rules`` within ``budget``.
 
     Returns SOLVABLE only with a witness that ``replay`` accepts, UNSOLVABLE only with a sound
-    proof, UNKNOWN naming the exhausted budget. ``engine`` is ``auto`` (the portfolio),
+    proof, UNKNOWN naming the exhausted budget. ``engine`` (an :class:`Engine` or its value)
+    is ``auto`` (the portfolio),
     ``search`` (the exact searches alone), ``cpsat`` (the CP-SAT model alone; it handles only
     gravity none, so under gravity the exact move search decides) or ``baseline`` (plain DFS
     with a dead-board table, the benchmark's yardstick).
@@ -120,22 +134,24 @@ def verify(board: Board, rules: Rules = Rules(), budget: Budget = Budget(), *,
     comes from the search and the witness from the referee."""
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
-    run = _Run(board, rules, budget, engine, hint or [])
+    run = _Run(board, rules, budget, Engine(engine), hint or [])
     with _deep_recursion():
         return run.verify()
 
 
 @dataclass
 class _Run:
-    """One call of :func:`verify`: its inputs, the clock, and the stats the verdict carries."""
+    """One call of :func:`verify`: its inputs, the clock, and the stats it counts. Each
+    verdict it returns carries a copy of the stats as they stood then (:meth:`done`); a
+    stage that counts more after a verdict was built builds a new one (:meth:`restamped`)."""
 
     board: Board
     rules: Rules
     budget: Budget
-    engine: str
+    engine: Engine
     hint: list
     start: float = field(default_factory=time.perf_counter)
-    stats: dict = field(default_factory=lambda: {"nodes": 0})
+    stats: dict[str, Any] = field(default_factory=lambda: {"nodes": 0})
 
     @property
     def deadline(self) -> float | None:
@@ -150,12 +166,12 @@ class _Run:
             # No time at all (``seconds=0``, or a caller's deadline already past): nothing is
             # searched, so the verdict cannot depend on how far a stage got before its first
             # look at the clock.
-            return self.unknown("seconds", "start", 0)
-        if engine == "baseline":
+            return self.unknown(Limit.SECONDS, "start", 0)
+        if engine == Engine.BASELINE:
             return self.search(BaselineSearch(board, rules, self.budget, start=self.start), "baseline-search")
         if rules.gravity != Gravity.NONE:
             return self.gravity()
-        if engine == "cpsat":
+        if engine == Engine.CPSAT:
             return self.cpsat()
         return self.lock_test() or self.flow_check() or self.search_then_cpsat() or self.pairing_search()
 
@@ -175,7 +191,7 @@ class _Run:
             return self.unsolvable(
                 f"type {t} has {len(cells)} tiles in a part of the board that walls cut off "
                 "from the rest, an odd number: they can never all be paired (components)",
-                {"argument": "component-parity", "type": t, "tiles": [list(c) for c in cells]})
+                Proof(Argument.COMPONENT_PARITY, type=t, tiles=tuple(cells)))
         if len(parts) == 1 or not split.independent:
             return self.sub_game(Component(self.board.tiles(), self.board), self.budget)
         self.stats["components"] = len(parts)
@@ -186,12 +202,12 @@ class _Run:
             if budget.nodes is not None:
                 budget = Budget(nodes=max(0, budget.nodes - spent), seconds=budget.seconds)
             verdict = self.sub_game(part, budget, spent)
-            spent = int(self.stats.get("nodes", 0))
-            if verdict.status == UNSOLVABLE:
+            spent = self.nodes
+            if verdict.proof is not None:  # unsolvable (a verdict carries a proof only then)
                 return self.unsolvable(
                     f"the {len(part.tiles)} tiles of a part of the board that walls cut off from "
                     f"the rest can never be cleared: {verdict.reason}",
-                    {**(verdict.proof or {}), "component": [list(c) for c in part.tiles]})
+                    replace(verdict.proof, component=tuple(part.tiles)))
             if verdict.status != SOLVABLE:
                 return verdict
             order += [(m.a, m.b) for m in verdict.moves]
@@ -209,14 +225,14 @@ class _Run:
             try:
                 stranded = reach.stranded(Grid(board, rules), self.deadline)
             except OutOfBudget:
-                return self.unknown("seconds", "reach-pairing", spent)
+                return self.unknown(Limit.SECONDS, "reach-pairing", spent)
             if stranded is not None:
                 t, cells = stranded
                 self.stats.update(stage="reach-pairing", nodes=spent)
                 return self.unsolvable(
                     f"the {len(cells)} tiles of type {t} can never all be paired: wherever gravity "
                     "takes them, no pairing joins each with a tile it could ever link to (reach-pairing)",
-                    {"argument": "reach-pairing", "type": t, "tiles": [list(c) for c in cells]})
+                    Proof(Argument.REACH_PAIRING, type=t, tiles=tuple(cells)))
         inside = set(part.tiles)
         hint = [m for m in self.hint if tuple(m[0]) in inside and tuple(m[1]) in inside]
         search = MoveSearch(board, rules, budget, start=self.start, prefer=hint, reach=reach, lock=True,
@@ -229,7 +245,7 @@ class _Run:
             return sub.unsolvable(
                 f"{len(locked)} tiles can never be removed: wherever gravity takes them and "
                 "whichever other tiles go first, none can ever reach a partner (gravity lock test)",
-                {"argument": "gravity-lock", "locked": [list(c) for c in locked]})
+                Proof(Argument.GRAVITY_LOCK, locked=tuple(locked)))
         return verdict
 
     # -- stages (no gravity) ------------------------------------------------------------------
@@ -237,13 +253,13 @@ class _Run:
         try:
             locked = root_lock(self.board, self.rules, self.deadline)
         except OutOfBudget:
-            return self.unknown("seconds", "lock-test", 0)
+            return self.unknown(Limit.SECONDS, "lock-test", 0)
         if not locked:
             return None
         self.stats["stage"] = "lock-test"
         return self.unsolvable(f"{len(locked)} tiles can never be removed, even if every other tile "
                                "that could ever link were gone (lock test)",
-                               {"argument": "lock-test", "locked": [list(c) for c in locked]})
+                               Proof(Argument.LOCK_TEST, locked=tuple(locked)))
 
     def flow_check(self) -> Verdict | None:
         # Walls never go away, so some pairs can never link at all; the flow-based pairing
@@ -254,10 +270,10 @@ class _Run:
         proof = pairing_check(self.board, self.rules, deadline=self.deadline)
         if proof is None:
             if self.deadline is not None and time.perf_counter() > self.deadline:
-                return self.unknown("seconds", "flow-pairing", 0)
+                return self.unknown(Limit.SECONDS, "flow-pairing", 0)
             return None
         self.stats["stage"] = "flow-pairing"
-        return self.unsolvable(proof.reason, {"argument": "pairing-check", **proof.to_json()})
+        return self.unsolvable(proof.reason, Proof(Argument.PAIRING_CHECK, pairing=proof))
 
     def pairing_search(self, budget: Budget | None = None) -> Verdict:
         # A quick dive: the same exact search, lock test at every node but no probing, under a
@@ -280,8 +296,8 @@ class _Run:
         try:
             found = dive.search()
         except OutOfBudget as e:
-            if e.which == "seconds":
-                return self.unknown("seconds", "quick dive", dive.nodes)
+            if e.which == Limit.SECONDS:
+                return self.unknown(Limit.SECONDS, "quick dive", dive.nodes)
         else:
             return self.decided(dive.cells(found) if found is not None else None, "dive", dive.nodes)
         self.stats["dive_nodes"] = dive.nodes
@@ -290,26 +306,26 @@ class _Run:
         search = PairingSearch(board, rules, rest, start=self.start, prefer=prefer, dead=dive.dead)
         verdict = self.search(search, "pairing-search", spent=dive.nodes)
         self.stats["lock_prunes"] = search.lock_prunes
-        return verdict
+        return self.restamped(verdict)
 
     def search_then_cpsat(self) -> Verdict | None:
         """On a board :func:`cpsat_suits` accepts (``auto`` only; None on any other): the
         pairing search for :data:`HANDOVER_NODES` nodes (at most half the node budget), then,
         if it is undecided and time is left, CP-SAT with the rest. Both are exact, so
         whichever decides gives the verdict."""
-        if self.engine != "auto" or not cpsat_suits(self.board, self.rules):
+        if self.engine != Engine.AUTO or not cpsat_suits(self.board, self.rules):
             return None
         budget = self.budget
         first = HANDOVER_NODES if budget.nodes is None else min(HANDOVER_NODES, budget.nodes // 2)
         verdict = self.pairing_search(Budget(nodes=first, seconds=budget.seconds))
-        if verdict.status != UNKNOWN or verdict.proof == {"budget": "seconds"}:
+        if verdict.status != UNKNOWN or verdict.limit == Limit.SECONDS:
             return verdict  # decided, or the whole time budget is gone
-        spent = int(self.stats.get("nodes", 0))
+        spent = self.nodes
         self.stats["search_nodes"] = spent
         if budget.nodes is not None and spent >= budget.nodes:
             # Nothing left: CP-SAT's presolve alone can decide a small model even with a zero
             # deterministic limit, and a node budget of 0 must not buy a verdict.
-            return self.unknown("nodes", "pairing-search", spent)
+            return self.unknown(Limit.NODES, "pairing-search", spent)
         rest = Budget(nodes=None if budget.nodes is None else budget.nodes - spent, seconds=None)
         return self.cpsat(rest, spent)
 
@@ -332,8 +348,8 @@ class _Run:
             model = {k: cstats[k] for k in ("vars", "constraints") if k in cstats}
             return self.unsolvable("the CP-SAT model of the elimination order is infeasible: no pairing, "
                                    "path choice and removal order clears the board",
-                                   {"argument": "cpsat-infeasible", "model": model})
-        return self.unknown("seconds" if cstats.get("stopped_by") == "time" else "nodes", "cpsat", nodes)
+                                   Proof(Argument.CPSAT_INFEASIBLE, model=model))
+        return self.unknown(Limit.SECONDS if cstats.get("stopped_by") == "time" else Limit.NODES, "cpsat", nodes)
 
     # -- verdicts -----------------------------------------------------------------------------
     def search(self, solver: BaselineSearch | PairingSearch | MoveSearch, stage: str, spent: int = 0) -> Verdict:
@@ -366,20 +382,19 @@ class _Run:
         if order is None:
             return self.unsolvable(f"every line of play was explored ({stage}, {nodes} nodes) and none "
                                    "clears the board",
-                                   {"argument": "exhaustive-search", "engine": stage, "nodes": nodes})
+                                   Proof(Argument.EXHAUSTIVE_SEARCH, engine=stage, nodes=nodes))
         return self.solvable(order, f"cleared in {len(order)} moves ({stage}, {nodes} nodes); "
                                     "the witness replays")
 
-    def unknown(self, which: str, stage: str, nodes: int) -> Verdict:
+    def unknown(self, which: Limit, stage: str, nodes: int) -> Verdict:
         self.stats.update(stage=stage, nodes=nodes)
         budget = self.budget
-        limit = f"node budget ({budget.nodes})" if which == "nodes" else f"time budget ({budget.seconds} s)"
+        limit = f"node budget ({budget.nodes})" if which == Limit.NODES else f"time budget ({budget.seconds} s)"
         when = "before the search started" if stage == "start" else f"during the {stage}"
-        return self.done(Verdict(UNKNOWN, [], f"the {limit} ran out {when}",
-                                 {"budget": which}, self.stats))
+        return self.done(Verdict(UNKNOWN, reason=f"the {limit} ran out {when}", limit=which))
 
-    def unsolvable(self, reason: str, proof: dict) -> Verdict:
-        return self.done(Verdict(UNSOLVABLE, [], reason, proof, self.stats))
+    def unsolvable(self, reason: str, proof: Proof) -> Verdict:
+        return self.done(Verdict(UNSOLVABLE, reason=reason, proof=proof))
 
     def solvable(self, order: Order, reason: str) -> Verdict:
         """The witness becomes a verdict only once the referee has replayed it."""
@@ -387,9 +402,19 @@ class _Run:
         if not (result.ok and result.cleared):
             raise WitnessRejected(f"internal error: witness refused by the referee: {result.describe()}")
         moves = [Move(a, b, path) for (a, b), path in zip(order, result.paths)]
-        return self.done(Verdict(SOLVABLE, moves, reason, None, self.stats))
+        return self.done(Verdict(SOLVABLE, moves, reason))
 
     def done(self, verdict: Verdict) -> Verdict:
+        """``verdict`` with the time so far and a copy of the stats."""
         self.stats["time_ms"] = round((time.perf_counter() - self.start) * 1000, 3)
-        return verdict
+        return self.restamped(verdict)
+
+    def restamped(self, verdict: Verdict) -> Verdict:
+        """``verdict`` with a copy of the stats as they stand now (the time is its own)."""
+        return replace(verdict, stats=dict(self.stats))
+
+    @property
+    def nodes(self) -> int:
+        """The nodes counted so far (a sub-game's run shares the stats of the whole board's)."""
+        return int(self.stats.get("nodes", 0))
 

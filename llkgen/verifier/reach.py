@@ -41,7 +41,7 @@ import time
 
 from llkgen.game.board import WALL, Board, Cell, Rules
 from llkgen.game.grid import Grid
-from llkgen.verifier.verdict import OutOfBudget
+from llkgen.verifier.verdict import Limit, OutOfBudget
 
 #: Largest type, in tiles, whose partner graph is searched for a perfect matching; larger
 #: types get the odd-component test only (the search is exponential in the worst case).
@@ -117,7 +117,7 @@ class Reach:
             nbrs = [0] * n
             for i in range(n):
                 if deadline is not None and time.perf_counter() > deadline:
-                    raise OutOfBudget("seconds")
+                    raise OutOfBudget(Limit.SECONDS)
                 ri = reach[tiles[i]]
                 for j in range(i + 1, n):
                     if ri & span[tiles[j]]:
