@@ -28,7 +28,15 @@ from typing import Callable
 import llkgen.generation.generator as generate
 from llkgen._version import __version__
 from llkgen.errors import BudgetExhausted, LevelFormatError, budget_text
-from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailure, out_of_time
+from llkgen.execution.base import (
+    TRIES,
+    Executor,
+    ProcessExecutor,
+    SchedulerLost,
+    WorkerFailure,
+    WorkersDied,
+    out_of_time,
+)
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.formats.container import check_pack_dir_target
 from llkgen.formats.flat import flat_level_json
@@ -297,9 +305,6 @@ def make_pack(spec: Spec, jobs: int = 1,
         except BudgetExhausted:
             raise out_of_budget() from None
         except WorkerFailure as e:
-            # Only a Dask cluster raises these kinds, so its module is imported only when one is raised.
-            from llkgen.execution.dask_cluster import SchedulerLost, WorkersDied
-
             if isinstance(e, SchedulerLost):  # no level failed: the cluster went, with every level on it
                 left = f"{len(indices) - len(made)} of {len(indices)} levels were not made"
                 # The journal holds every level in ``made``: each is added before it counts.
