@@ -168,7 +168,7 @@ def hint(board: Any, rules: Any = None, budget: Any = None) -> Hint:
     :class:`~llkgen.analysis.advice.Hint` whose ``verdict`` is ``solvable`` with a move after
     which the board can still be cleared (and a replayed witness; no move when no tile is left),
     ``unsolvable`` with a proof, or ``unknown`` (``budget.seconds``, 0 allowed, bounds the whole
-    call). ``llkgen.formats.outputs.hint_json`` prints it as ``llkgen hint --json`` does."""
+    call). ``llkgen.outputs.hint_json`` prints it as ``llkgen hint --json`` does."""
     from llkgen.analysis import advice
 
     board, rules, budget = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)

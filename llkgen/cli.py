@@ -16,6 +16,7 @@ from typing import Optional
 
 import typer
 
+from llkgen import outputs
 from llkgen._version import version_line
 from llkgen.console import (
     BUDGET_HELP,
@@ -73,7 +74,6 @@ from llkgen.console import (
 )
 from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
 from llkgen.files import check_writable, write_text_atomic
-from llkgen.formats import outputs
 from llkgen.formats.load import load_level_ref
 from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_fallback, shipped_specs
 from llkgen.text import json_dumps, printable

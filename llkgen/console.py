@@ -1,7 +1,7 @@
 """What the command line prints and how it stops, apart from the Typer commands themselves
 (:mod:`llkgen.cli`): moves, proofs and level lines as text, the help texts the commands share,
 the progress display of ``make``, streams that show any character, and the signals that end a
-run with a message. The JSON documents are :mod:`llkgen.formats.outputs`.
+run with a message. The JSON documents are :mod:`llkgen.outputs`.
 
 A cell is written ``[row, col]`` in every line, as in JSON (:func:`cell_text`).
 
@@ -30,8 +30,8 @@ from llkgen.errors import (
     UsageError,
 )
 from llkgen.formats.level import read_json
-from llkgen.formats.outputs import move_labels_json
 from llkgen.generation.limits import STARTER
+from llkgen.outputs import move_labels_json
 from llkgen.text import json_dumps, printable
 from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
 

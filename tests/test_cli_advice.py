@@ -17,8 +17,8 @@ import pytest
 import llkgen
 from llkgen.formats.level import level_from_json
 from llkgen.formats.load import load_level_ref
-from llkgen.formats.outputs import HINT_VERDICTS, drawn_json, hint_json, label_json, reshuffled_level
 from llkgen.game.referee import replay
+from llkgen.outputs import HINT_VERDICTS, drawn_json, hint_json, label_json, reshuffled_level
 
 from cli_runner import run_cli_in_process
 from timing import HANG_SECONDS, Timed, TimedProcess
@@ -389,10 +389,3 @@ def test_the_installed_command_shows_no_traceback(files):
                               text=True, timeout=HANG_SECONDS)
         assert proc.returncode == 1, proc.stderr
         assert proc.stderr.startswith("Error: ") and "Traceback" not in proc.stderr
-
-
-def test_the_json_labels_are_the_advice_s_words():
-    from llkgen.analysis import advice
-    from llkgen.formats import outputs
-
-    assert outputs.SAFE == advice.SAFE

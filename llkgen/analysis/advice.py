@@ -77,7 +77,7 @@ class ReshuffleError(LlkgenError):
 
 
 # -- values -----------------------------------------------------------------------------------
-# The values hold moves and boards; llkgen.formats.outputs turns them into the JSON the commands
+# The values hold moves and boards; llkgen.outputs turns them into the JSON the commands
 # print (label_json, hint_json, reshuffled_level), one vocabulary for the library and the CLI.
 @dataclass(frozen=True)
 class MoveLabel:
