@@ -136,9 +136,8 @@ def generate(spec: Any, *, count: int | None = None, seed: int | None = None, jo
     Raises :class:`~llkgen.errors.SpecError` for a bad spec, :class:`LlkgenError` for a bad
     argument, and :class:`~llkgen.errors.GenerationError` when a level cannot be made within
     the spec's ``generator.max_attempts``."""
-    from llkgen.generation.generator import generate_pack
     from llkgen.generation.spec import MAX_COUNT, MAX_SEED
-    from llkgen.jobs.make import build_pack
+    from llkgen.jobs.pack import build_pack, generate_pack
 
     loaded = _load(spec)
     if count is not None:

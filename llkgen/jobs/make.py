@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Callable
 
 import llkgen.generation.generator as generate
-from llkgen._version import __version__
 from llkgen.errors import BudgetExhausted, LevelFormatError, budget_text
 from llkgen.execution.base import (
     TRIES,
@@ -40,33 +39,15 @@ from llkgen.execution.base import (
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.formats.container import check_pack_dir_target
 from llkgen.formats.flat import flat_level_json
-from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
+from llkgen.formats.level import PACK_FORMAT, level_to_json, write_json_atomic
 from llkgen.formats.packdir import PART_LEVELS, write_pack_dir
 from llkgen.formats.packfiles import write_pack_files
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.generation.generator import GeneratedLevel
 from llkgen.generation.spec import Spec
+from llkgen.jobs.pack import level_of
 from llkgen.jobs.shards import Shard, open_shards, shard_lines, spec_identity
-from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, pack_level_id, temporary_journal_path
-
-
-def level_id(spec: Spec, index: int) -> str:
-    """``<name>-<index + 1>`` (:func:`~llkgen.jobs.spool.pack_level_id`, which records read back are held to)."""
-    return pack_level_id(spec.name, index)
-
-
-def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
-    """The pack object for generated ``levels`` (in index order)."""
-    out = []
-    for lv in levels:
-        extra: dict = {"seed": lv.seed, "metrics": dict(lv.metrics), "certificate": lv.certificate}
-        if lv.players is not None:
-            extra["players"] = lv.players
-        if spec.export.solutions:
-            extra["solution"] = lv.solution
-        out.append(Level(lv.board, lv.rules, level_id(spec, lv.index), extra))
-    return Pack(spec.name, out, {"generator": f"llkgen {__version__}", "seed": spec.seed})
-
+from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, temporary_journal_path
 
 #: The most levels a pack file holds; a bigger pack is written as a pack directory
 #: (:func:`llkgen.formats.packdir.write_pack_dir`), with as many levels per part.
@@ -133,7 +114,7 @@ def level_record(spec: Spec, lv: GeneratedLevel) -> dict:
     """``lv`` as a record (see :mod:`llkgen.jobs.spool`): its level object exactly as the pack
     holds it and, when that holds no solution (``export.solutions: false``), the certified
     solution beside it, so that wherever the record is read back its level can be replayed."""
-    level = build_pack(spec, [lv]).levels[0]
+    level = level_of(spec, lv)
     record = {"index": lv.index, "attempts": lv.attempts, "level": level_to_json(level)}
     if level.solution is None:
         record[SOLUTION_KEY] = lv.solution
@@ -147,7 +128,7 @@ def make_record(spec: Spec, index: int) -> dict:
 
 
 def pack_header(identity: dict) -> dict:
-    """The top-level keys of the pack, in :func:`build_pack`'s order, but ``levels``."""
+    """The top-level keys of the pack, in :func:`~llkgen.jobs.pack.build_pack`'s order, but ``levels``."""
     return {"format": PACK_FORMAT, "name": identity["name"], "generator": identity["generator"],
             "seed": identity["seed"]}
 
