@@ -71,8 +71,9 @@ from llkgen.console import (
     run_deadline,
     shipped_note,
     verdict_lines,
+    with_flags,
 )
-from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError
+from llkgen.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_UNSOLVABLE, OutputError, budget_arguments
 from llkgen.files import check_writable, write_text_atomic
 from llkgen.formats.load import load_level_ref
 from llkgen.generation.limits import MAX_COUNT, MAX_SEED, shipped_fallback, shipped_specs
@@ -379,7 +380,7 @@ def render(
     if not quiet:
         typer.echo(f"{plural(len(report.files), 'SVG file')} written to {out}")
     if report.budget_ran_out:
-        typer.echo(f"Warning: {report.budget_line()}", err=True)
+        typer.echo(f"Warning: {with_flags(report.budget_line(), budget_arguments(budget))}", err=True)
     raise typer.Exit(report.exit_code)
 
 
@@ -472,7 +473,7 @@ def make(
             typer.echo(shipped_note(config, shipped, shipped_spec_file(shipped)), err=True)
         config = shipped
     # --shard always means a shard file, 0/1 included: merge takes it like any other.
-    part = Shard.parse(shard) if shard is not None else None
+    part = Shard.parse(shard, "--shard") if shard is not None else None
     spec = load_spec_ref(config).with_overrides(count=count, seed=seed, out=out)
     if part is not None and out is None:
         spec = spec.with_overrides(out=default_shard_path(spec.export.path, part))
@@ -643,7 +644,7 @@ def grade(
     if as_json:
         typer.echo(json_dumps(report.to_json()))
     elif not quiet:
-        typer.echo(summary_line(report, time.perf_counter() - started))
+        typer.echo(with_flags(summary_line(report, time.perf_counter() - started), budget_arguments(budget)))
     raise typer.Exit(report.exit_code)
 
 

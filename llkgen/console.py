@@ -15,7 +15,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -395,6 +395,17 @@ if hasattr(signal, "SIGTERM"):
 def raise_stopped(signum: int, frame: object) -> None:
     raise Stopped(signum)
 
+def with_flags(text: str, arguments: Iterable[str]) -> str:
+    """``text``, a library message that names the call's ``arguments`` by their names
+    (:attr:`llkgen.errors.LlkgenError.arguments`), as the command line says it: each named as
+    the flag that passed it, ``--count`` for ``count`` (every flag that passes an argument is
+    the argument's name). The first occurrence of each, as a word of its own: a message names
+    an argument once, and a file name such as ``resume.yaml`` is left alone."""
+    for name in arguments:
+        text = re.sub(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", f"--{name}", text, count=1)
+    return text
+
+
 def run_app(app: Callable[[], object]) -> None:
     """Run the command line ``app`` as the ``llkgen`` console script does: a library error
     becomes ``Error: ...`` on stderr and its exit code, never a traceback; Ctrl-C and SIGTERM
@@ -405,7 +416,7 @@ def run_app(app: Callable[[], object]) -> None:
     try:
         app()
     except LlkgenError as e:
-        print(f"Error: {printable(str(e))}", file=sys.stderr, flush=True)
+        print(f"Error: {printable(with_flags(str(e), e.arguments))}", file=sys.stderr, flush=True)
         sys.exit(e.exit_code)
     except (Stopped, KeyboardInterrupt) as e:
         for signum in STOP:  # a second Ctrl-C must not interrupt the goodbye

@@ -322,7 +322,7 @@ def _says_the_budget_ran_out(command: str, out: str) -> None:
     if command == "moves":
         assert out.splitlines()[-1].endswith(" unknown")
     else:
-        assert "time budget" in out or "--budget of 1 s ran out" in out, out[-500:]
+        assert "time budget" in out or "budget of 1 s ran out" in out, out[-500:]
 
 
 @pytest.mark.parametrize("command", BUDGETED, ids=lambda c: c[0])

@@ -156,9 +156,10 @@ def check_versions(client: Any, where: str) -> None:
         if version != __version__:
             odd.append(f"the worker {_worker(address, name)} has {_installed(version)}")
     if odd:
-        raise VersionMismatch(f"--scheduler: every machine of the Dask cluster needs llkgen {__version__}, as this "
+        raise VersionMismatch(f"scheduler: every machine of the Dask cluster needs llkgen {__version__}, as this "
                               f"client has, but {'; '.join(odd)}. Install llkgen {__version__} there: another "
-                              "version could compute different results (and the scheduler unpickles every task)")
+                              "version could compute different results (and the scheduler unpickles every task)",
+                              arguments=("scheduler",))
 
 
 def pinned(fn: Callable[[A], R], version: str = __version__) -> Callable[[A], R]:
@@ -179,9 +180,11 @@ def pinned(fn: Callable[[A], R], version: str = __version__) -> Callable[[A], R]
 
             w = get_worker()
             name = "" if str(w.name) == w.address else f" ({w.name})"
-            raise LlkgenError(f"--scheduler: the Dask worker {w.address}{name} has llkgen {running}: every "
-                              f"machine of the cluster needs llkgen {version}, as this client has (another "
-                              "version could compute different results)")
+            wrong = LlkgenError(f"scheduler: the Dask worker {w.address}{name} has llkgen {running}: every "
+                                f"machine of the cluster needs llkgen {version}, as this client has (another "
+                                "version could compute different results)")
+            wrong.arguments = ("scheduler",)  # set, not passed: an older llkgen's error takes no such argument
+            raise wrong
         return fn(arg)
 
     return call
@@ -203,8 +206,8 @@ def _import_distributed() -> Any:
     try:
         import distributed
     except ImportError as e:
-        raise MissingDask(f"--scheduler: needs the optional dependency 'distributed' ({e.msg}): "
-                          f"install it with: {DASK_HINT}") from None
+        raise MissingDask(f"scheduler: needs the optional dependency 'distributed' ({e.msg}): "
+                          f"install it with: {DASK_HINT}", arguments=("scheduler",)) from None
     return distributed
 
 
@@ -264,8 +267,9 @@ class DaskExecutor(Executor):
         try:
             client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as e:
-            raise SchedulerError(f"--scheduler: cannot reach the Dask scheduler at {self.scheduler!r}: "
-                                 f"{e} (expected 'local' or an address such as tcp://HOST:8786)") from None
+            raise SchedulerError(f"scheduler: cannot reach the Dask scheduler at {self.scheduler!r}: "
+                                 f"{e} (expected 'local' or an address such as tcp://HOST:8786)",
+                                 arguments=("scheduler",)) from None
         try:
             check_versions(client, self.where)
             yield client

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 import llkgen.generation.generator as generate
-from llkgen.errors import BudgetExhausted, LevelFormatError, budget_text
+from llkgen.errors import BudgetExhausted, LevelFormatError, budget_arguments, budget_text
 from llkgen.execution.base import (
     TRIES,
     Executor,
@@ -256,10 +256,11 @@ def make_pack(spec: Spec, jobs: int = 1,
     def out_of_budget(writing: bool = False) -> BudgetExhausted:
         where = " (while writing the output)" if writing else ""
         held = f"{len(made)} level{'s' if len(made) != 1 else ''}"
-        keep = (f", and the journal {spool.path} holds {held} (rerun with --resume to continue)"
-                if isinstance(spool, Journal) and resume else " (rerun with --resume to keep going)")
+        keep = (f", and the journal {spool.path} holds {held} (rerun with resume to continue)"
+                if isinstance(spool, Journal) and resume else " (rerun with resume to keep going)")
         return BudgetExhausted(f"{spec.source}: {budget_text(budget)} ran out after {len(made)} of {len(indices)} "
-                               f"levels{where}; nothing was written{keep}")
+                               f"levels{where}; nothing was written{keep}",
+                               arguments=(*budget_arguments(budget), "resume"))
 
     try:
         wanted = set(indices)
@@ -289,10 +290,12 @@ def make_pack(spec: Spec, jobs: int = 1,
             if isinstance(e, SchedulerLost):  # no level failed: the cluster went, with every level on it
                 left = f"{len(indices) - len(made)} of {len(indices)} levels were not made"
                 # The journal holds every level in ``made``: each is added before it counts.
-                kept = (f"; the journal {spool.path} keeps the {len(made)} made (rerun with --resume to make the rest)"
+                kept = (f"; the journal {spool.path} keeps the {len(made)} made (rerun with resume to make the rest)"
                         if resume and isinstance(spool, Journal) else
-                        ", and nothing was written (rerun with --resume to keep each level as it is made)")
-                raise SchedulerLost(f"{spec.source}: {e.lost}: {left}{kept}", e.lost, e.arg) from None
+                        ", and nothing was written (rerun with resume to keep each level as it is made)")
+                lost = SchedulerLost(f"{spec.source}: {e.lost}: {left}{kept}", e.lost, e.arg)
+                lost.arguments = ("resume",)
+                raise lost from None
             i = e.arg if isinstance(e.arg, int) else -1
             where = f"{spec.source}: level {i + 1} of {spec.count} (index {i})"
             if isinstance(e, WorkersDied):  # Dask gave up on the level: its own limit, not our tries
@@ -346,7 +349,7 @@ def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike, *, dead
 
         def out_of_budget(k: int) -> BudgetExhausted:
             return BudgetExhausted(f"{out}: {budget_text(budget)} ran out after {k} of {shards.count} levels; "
-                                   "nothing was written")
+                                   "nothing was written", arguments=budget_arguments(budget))
 
         if out_of_time(deadline):
             raise out_of_budget(0)
