@@ -14,10 +14,11 @@ from collections.abc import Callable
 from contextlib import closing
 from functools import partial
 
+import llkgen.generation.generator as generate
 from llkgen._version import __version__
 from llkgen.execution.base import Executor, ProcessExecutor
 from llkgen.formats.level import Level, Pack
-from llkgen.generation.generator import GeneratedLevel, generate_level
+from llkgen.generation.generator import GeneratedLevel
 from llkgen.generation.spec import Spec
 from llkgen.jobs.spool import pack_level_id
 
@@ -60,7 +61,9 @@ def generate_pack(spec: Spec, jobs: int = 1,
         executor = ProcessExecutor(min(jobs, spec.count))
     levels: list[GeneratedLevel] = []
     # closing(): if on_level raises, the generator is closed at once and its workers with it.
-    with closing(executor.imap_ordered(partial(generate_level, spec), range(spec.count))) as made:
+    # generate.generate_level, looked up as it runs, as make_record does: a test that patches
+    # the generator's function patches both.
+    with closing(executor.imap_ordered(partial(generate.generate_level, spec), range(spec.count))) as made:
         for lv in made:
             levels.append(lv)
             if on_level is not None:
