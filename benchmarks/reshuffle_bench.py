@@ -1,6 +1,6 @@
 """``reshuffle`` on boards that no arrangement can clear: proved (exit 3) or undecided (exit 4)?
 
-When forward play gets stuck, :func:`llkgen.analysis.advice.reshuffle` settles the question on
+When forward play gets stuck, :func:`llkgen.analysis.reshuffle.reshuffle` settles the question on
 the board's *one-type board* (every tile one type): if the verifier proves it unsolvable, no
 arrangement of the tiles can be cleared, exit 3; if its budget runs out first the answer is
 only "none was certified", exit 4. Under gravity the move search alone was blind on such
@@ -27,7 +27,8 @@ import argparse
 import random
 import time
 
-from llkgen.analysis.advice import ADVICE_BUDGET, ReshuffleError, reshuffle
+from llkgen.analysis.advice import ADVICE_BUDGET
+from llkgen.analysis.reshuffle import ReshuffleError, reshuffle
 from llkgen.game.board import Board, Rules
 from llkgen.game.gravity import apply_gravity
 from llkgen.verifier import Budget, verify

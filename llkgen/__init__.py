@@ -47,8 +47,8 @@ _LAZY = {
     "Label": "llkgen.analysis.advice",
     "Hint": "llkgen.analysis.advice",
     "HintStatus": "llkgen.analysis.advice",
-    "Reshuffled": "llkgen.analysis.advice",
-    "ReshuffleError": "llkgen.analysis.advice",
+    "Reshuffled": "llkgen.analysis.reshuffle",
+    "ReshuffleError": "llkgen.analysis.reshuffle",
     "Level": "llkgen.formats.level",
     "Pack": "llkgen.formats.level",
     "load_level": "llkgen.api",
@@ -90,7 +90,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from llkgen.analysis.advice import Hint, HintStatus, Label, MoveLabel, Reshuffled, ReshuffleError
+    from llkgen.analysis.advice import Hint, HintStatus, Label, MoveLabel
+    from llkgen.analysis.reshuffle import Reshuffled, ReshuffleError
     from llkgen.api import (
         classify_moves,
         generate,

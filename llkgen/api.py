@@ -30,7 +30,8 @@ from llkgen.game.referee import replay as referee_replay
 from llkgen.verifier.verdict import MAX_BUDGET_SECONDS, Budget, Engine, Verdict
 
 if TYPE_CHECKING:  # annotations only: the advice and generation modules load on first use
-    from llkgen.analysis.advice import Hint, MoveLabel, Reshuffled
+    from llkgen.analysis.advice import Hint, MoveLabel
+    from llkgen.analysis.reshuffle import Reshuffled
     from llkgen.generation.spec import Spec
 
 __all__ = ["verify", "generate", "hint", "classify_moves", "reshuffle", "replay", "removable_pairs",
@@ -208,7 +209,7 @@ def hint(board: BoardLike, rules: RulesLike = None, budget: BudgetLike = None) -
     :class:`~llkgen.analysis.advice.Hint` whose ``verdict`` is ``solvable`` with a move after
     which the board can still be cleared (and a replayed witness; no move when no tile is left),
     ``unsolvable`` with a proof, or ``unknown`` (``budget.seconds``, 0 allowed, bounds the whole
-    call). ``llkgen.formats.outputs.hint_json`` prints it as ``llkgen hint --json`` does."""
+    call). ``llkgen.outputs.hint_json`` prints it as ``llkgen hint --json`` does."""
     from llkgen.analysis import advice
 
     return advice.hint(*check_inputs(board, rules, budget, advice.ADVICE_BUDGET))
@@ -216,16 +217,17 @@ def hint(board: BoardLike, rules: RulesLike = None, budget: BudgetLike = None) -
 
 def reshuffle(board: BoardLike, rules: RulesLike = None, seed: int = 0, budget: BudgetLike = None,
               attempts: int | None = None) -> Reshuffled:
-    """:func:`llkgen.analysis.advice.reshuffle` with its arguments checked: the board's tiles
-    rearranged into a certified board, or :class:`~llkgen.analysis.advice.ReshuffleError`
+    """:func:`llkgen.analysis.reshuffle.reshuffle` with its arguments checked: the board's tiles
+    rearranged into a certified board, or :class:`~llkgen.analysis.reshuffle.ReshuffleError`
     (exit code 3 when no arrangement can be cleared, 4 when none was found in ``attempts``, or
     before ``budget.seconds``, 0 allowed, ran out: a limit for the whole call)."""
     from llkgen.analysis import advice
+    from llkgen.analysis import reshuffle as shuffler
 
     board_, rules_, budget_ = check_inputs(board, rules, budget, advice.ADVICE_BUDGET)
     seed = _check_int("seed", seed, 0)
-    attempts = _check_int("attempts", advice.RESHUFFLE_ATTEMPTS if attempts is None else attempts, 1)
-    return advice.reshuffle(board_, rules_, seed, budget_, attempts)
+    attempts = _check_int("attempts", shuffler.RESHUFFLE_ATTEMPTS if attempts is None else attempts, 1)
+    return shuffler.reshuffle(board_, rules_, seed, budget_, attempts)
 
 
 # -- the game ----------------------------------------------------------------------------------
@@ -343,9 +345,8 @@ def generate(spec: Spec | Mapping[str, object] | PathLike, *, count: int | None 
     Raises :class:`~llkgen.errors.SpecError` for a bad spec, :class:`LlkgenError` for a bad
     argument, and :class:`~llkgen.errors.GenerationError` when a level cannot be made within
     the spec's ``generator.max_attempts``."""
-    from llkgen.generation.generator import generate_pack
     from llkgen.generation.limits import MAX_COUNT, MAX_SEED
-    from llkgen.jobs.make import build_pack
+    from llkgen.jobs.pack import build_pack, generate_pack
 
     loaded = _load(spec)
     if count is not None:

@@ -1,7 +1,8 @@
 """What the command line prints and how it stops, apart from the Typer commands themselves
-(:mod:`llkgen.cli`): moves, proofs and level lines as text, the help texts the commands share,
-the progress display of ``make``, streams that show any character, and the signals that end a
-run with a message. The JSON documents are :mod:`llkgen.formats.outputs`.
+(:mod:`llkgen.cli`): moves, proofs and level lines as text, library messages with the flags
+that passed their arguments (:func:`with_flags`), the progress display of ``make``, streams
+that show any character, and the signals that end a run with a message. The JSON documents are
+:mod:`llkgen.outputs`; the help texts are on the options (:mod:`llkgen.cli`).
 
 A cell is written ``[row, col]`` in every line, as in JSON (:func:`cell_text`).
 
@@ -15,9 +16,8 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 
 from llkgen.errors import (
@@ -30,10 +30,10 @@ from llkgen.errors import (
     UsageError,
 )
 from llkgen.formats.level import read_json
-from llkgen.formats.outputs import move_labels_json
 from llkgen.generation.limits import STARTER
+from llkgen.outputs import move_labels_json
 from llkgen.text import json_dumps, printable
-from llkgen.verifier.verdict import ADVICE_NODES, DEFAULT_NODES, Budget
+from llkgen.verifier.verdict import Budget
 
 
 def plural(n: int, word: str) -> str:
@@ -216,134 +216,6 @@ def made_lines(result, spec, part, took: float, description: str) -> list[str]:
             f"{took:.1f} s with {description})"]
 
 
-class Engine(str, Enum):
-    """The verifier engines ``llkgen solve`` offers (:data:`llkgen.verifier.ENGINES`)."""
-
-    auto = "auto"
-    search = "search"
-    cpsat = "cpsat"
-    baseline = "baseline"
-
-
-#: A LEVEL argument.
-LEVEL_HELP = "A llkgen.level/1 JSON file, or PACK.json#ID for one level of a pack."
-
-# -- the flags sibling commands share: one text each --------------------------------------------
-#: The kinds (``llkgen.<kind>/<n>``, ``llkgen schema <kind>``) of what each command prints with
-#: ``--json``: the one table of them. tests/test_json_outputs.py fails for a command that gains
-#: ``--json`` without an entry here, and for a kind without its schema.
-COMMAND_OUTPUTS: dict[str, tuple[str, ...]] = {
-    "moves": ("moves", "move-labels"),
-    "hint": ("hint",),
-    "reshuffle": ("reshuffle",),
-    "replay": ("replay",),
-    "solve": ("solve",),
-    "make": ("make-report",),
-    "merge": ("merge-report",),
-    "verify": ("verify-report",),
-    "grade": ("grade-report",),
-    "calibrate": ("calibration",),
-}
-
-
-def json_help(command: str) -> str:
-    """The ``--json`` help of ``command``, naming the schema of what it prints."""
-    first, *others = COMMAND_OUTPUTS[command]
-    also = f" ({', '.join(others)} with --classify)" if others else ""
-    return f"Print one JSON document on stdout instead of text; llkgen schema {first}{also} describes it."
-
-
-#: ``-q`` where it means no more than this (``verify -q`` still lists what failed: its own text).
-QUIET_HELP = "Print nothing but errors and failures (the --json document is printed as usual)."
-#: ``--nodes``: a budget of search nodes, deterministic, so the answer is the same on every machine.
-NODES_HELP = "Search-node budget of each verification (deterministic: the same answer on every machine)."
-#: ``--nodes`` of ``solve``: seconds first, when they are given.
-SOLVE_NODES_HELP = (f"{NODES_HELP} Default: {DEFAULT_NODES}, or none when --budget is given: the seconds are "
-                    "then the only limit.")
-#: ``--nodes`` of ``moves``, which counts only with ``--classify``.
-CLASSIFY_NODES_HELP = f"With --classify: {NODES_HELP} Default: {ADVICE_NODES}."
-#: ``--nodes`` of ``verify``.
-VERIFY_NODES_HELP = (f"Search-node budget of each level searched (default: the level's recorded budget, else "
-                     f"{DEFAULT_NODES}); deterministic: the same answer on every machine.")
-#: The largest ``--budget``, in seconds: about 11.6 days, longer than any CI job, and far below
-#: the largest timeout the threading layer takes (``threading.TIMEOUT_MAX``, about 9.2e9 s on
-#: Linux; ``--budget 1e10`` crashed with "timestamp out of range" where 9e9 still ran).
-MAX_BUDGET_SECONDS = 1_000_000
-
-def budget_problem(seconds: float | None) -> str | None:
-    """What is wrong with ``--budget SECONDS`` (``None``: nothing); every command's
-    ``--budget`` is checked here."""
-    if seconds is None or 0 <= seconds <= MAX_BUDGET_SECONDS:  # False for nan
-        return None
-    return f"expected a number of seconds from 0 to {MAX_BUDGET_SECONDS:,}, found {seconds!r}"
-
-#: How every ``--budget SECONDS`` begins: a limit on the whole command, never on a part of it.
-BUDGET_HELP = f"Wall-clock limit in seconds for the whole command (0: no time; at most {MAX_BUDGET_SECONDS:,})"
-#: ``--budget`` of the commands that answer about one board: ``moves --classify``, ``hint``,
-#: ``reshuffle``, ``solve``.
-WHOLE_BUDGET_HELP = f"{BUDGET_HELP}; what it leaves undecided is unknown, exit 4. Makes the answer machine-dependent."
-#: ``--budget`` of ``grade``.
-GRADE_BUDGET_HELP = (f"{BUDGET_HELP}: each level reports what it measured by then, levels not reached are not "
-                     "measured, exit 4. Makes the numbers machine-dependent.")
-#: ``--budget`` of ``make`` and ``merge``, which write nothing unless they finish.
-WRITE_BUDGET_HELP = f"{BUDGET_HELP}; when it runs out nothing is written (exit 4)."
-#: ``--budget`` of ``make``.
-MAKE_BUDGET_HELP = f"{WRITE_BUDGET_HELP} With --resume the journal keeps every level finished. Not with --scheduler."
-#: ``--budget`` of ``verify``.
-VERIFY_BUDGET_HELP = (f"{BUDGET_HELP}: each level searched gets at most the time left, and what is not checked "
-                      "when it runs out is unknown, exit 4. Makes the verdicts machine-dependent. Not with "
-                      "--scheduler.")
-#: ``--jobs`` of ``verify`` and ``grade``; ``make`` adds what it guarantees.
-JOBS_HELP = "Worker processes (default: the number of cores)."
-MAKE_JOBS_HELP = f"{JOBS_HELP} The pack is byte-identical for every value."
-#: ``--scheduler`` of ``make`` and ``verify``.
-SCHEDULER_HELP = ("Run on a Dask cluster: 'local' (a local cluster of --jobs worker processes) or a "
-                  "scheduler address such as tcp://HOST:8786. Needs: pip install 'llkgen[dask]'.")
-
-# -- the options of one command each --------------------------------------------------------------
-ENGINE_HELP = "The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."
-#: The options of ``render`` and ``view``.
-RENDER_SOLUTION_HELP = "Also write <id>.solution.svg: each level's certified removal order, step by step."
-VIEW_LIMIT_HELP = "Most levels on one page; a bigger pack is cut, with a note."
-#: Levels one viewer page holds by default: a page of 1,000 easy levels is 0.8 MB and stays
-#: quick in a browser; one of 100,000 would be 80 MB, more for bigger boards.
-VIEW_LEVELS = 1000
-#: The arguments of ``grade``.
-GRADE_SOURCE_HELP = "A level file, PACK.json#ID, a pack file or a pack directory."
-GRADE_SE_HELP = ("The standard error the difficulty score is measured to, in points (default 1.5, as make "
-                 "does): batches of 32 playthroughs until it is reached, at most 1024 per model player.")
-#: ``--shard`` of ``make``.
-SHARD_HELP = ("Make only the levels i with i mod N = K (0 <= K < N) into a shard file; join the N shards with "
-              "llkgen merge.")
-#: ``--out`` of ``merge``.
-MERGE_OUT_HELP = "The pack to write (a directory, named without .json, past 10000 levels or for export.layout files)."
-#: ``--out`` of ``make``.
-MAKE_OUT_HELP = ("Pack file to write (default: the spec's export.path). A pack of more than 10000 levels, or one "
-                 "with export.layout files, is a directory, named without .json. With --shard: the shard file "
-                 "(default: PACK.shard-K-of-N.jsonl).")
-#: ``--resume`` of ``make``.
-RESUME_HELP = ("Journal each finished level in OUT.journal and, after an interruption, skip the levels "
-               "already there (each replayed by the referee again; one that fails is made again). The journal "
-               "is removed once the pack is written.")
-#: The arguments of ``verify``.
-VERIFY_PATHS_HELP = ("Level files, pack files, pack directories, or directories (searched recursively for *.json "
-                     "and pack directories).")
-RESOLVE_HELP = "Search every level, also those a stored solution certifies (slower)."
-VERIFY_QUIET_HELP = ("Print nothing but the levels and files that are not certified, and the summary (the --json "
-                     "document is printed as usual).")
-#: The options of ``moves`` and ``reshuffle``.
-CLASSIFY_HELP = ("Also label each pair: safe (the board can still be cleared after it, with a replayed witness), "
-                 "fatal (proven: it cannot) or unknown (a budget ran out).")
-RESHUFFLE_OUT_HELP = ("Write the new board as a llkgen.level/1 file (same id and rules, its replayed solution, and "
-                      "\"reshuffle\": {seed, attempts}). It may be the level file itself, never the pack a PACK#ID "
-                      "level came from.")
-#: The NAME argument of ``schema``.
-SCHEMA_NAME_HELP = "A name llkgen schema lists: the file llkgen/schemas/NAME.schema.json."
-#: The MOVES.json argument of ``replay``.
-MOVES_FILE_HELP = ("A JSON list of [[r1, c1], [r2, c2]] moves, or an object with \"solution\" (e.g. "
-                   "solve --json output). Default: the solution stored in the level.")
-
-
 @contextmanager
 def progress(total: int, name: str, quiet: bool, verb: str = "making") -> Iterator[Callable[[object], None]]:
     """``advance(level)``, called as each level is made (or graded: ``verb``): a rich progress bar
@@ -395,6 +267,17 @@ if hasattr(signal, "SIGTERM"):
 def raise_stopped(signum: int, frame: object) -> None:
     raise Stopped(signum)
 
+def with_flags(text: str, arguments: Iterable[str]) -> str:
+    """``text``, a library message that names the call's ``arguments`` by their names
+    (:attr:`llkgen.errors.LlkgenError.arguments`), as the command line says it: each named as
+    the flag that passed it, ``--count`` for ``count`` (every flag that passes an argument is
+    the argument's name). The first occurrence of each, as a word of its own: a message names
+    an argument once, and a file name such as ``resume.yaml`` is left alone."""
+    for name in arguments:
+        text = re.sub(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", f"--{name}", text, count=1)
+    return text
+
+
 def run_app(app: Callable[[], object]) -> None:
     """Run the command line ``app`` as the ``llkgen`` console script does: a library error
     becomes ``Error: ...`` on stderr and its exit code, never a traceback; Ctrl-C and SIGTERM
@@ -405,7 +288,7 @@ def run_app(app: Callable[[], object]) -> None:
     try:
         app()
     except LlkgenError as e:
-        print(f"Error: {printable(str(e))}", file=sys.stderr, flush=True)
+        print(f"Error: {printable(with_flags(str(e), e.arguments))}", file=sys.stderr, flush=True)
         sys.exit(e.exit_code)
     except (Stopped, KeyboardInterrupt) as e:
         for signum in STOP:  # a second Ctrl-C must not interrupt the goodbye

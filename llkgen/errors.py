@@ -8,6 +8,8 @@ is a bug.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 #: The command line's exit codes, the one place they are defined (``llkgen --help`` lists them).
 EXIT_OK = 0  # done; solvable; every level certified
 EXIT_FAILED = 1  # invalid input, or a level that failed its check
@@ -22,9 +24,20 @@ EXIT_CODES_HELP = (
 
 
 class LlkgenError(ValueError):
-    """Base class for errors the user can act on. Carries the CLI exit code."""
+    """Base class for errors the user can act on. Carries the CLI exit code, and the names of
+    the call's arguments that its message names (``arguments``)."""
 
     exit_code = EXIT_FAILED
+    #: The arguments of the call that the message names, each by its name in the library
+    #: (``count: expected ...``, ``rerun with resume``): a program reads the names it passed.
+    #: The command line, which took them as flags, names its flags instead (``--count``,
+    #: ``--resume``: :func:`llkgen.console.with_flags`). Each is named once in the message.
+    arguments: tuple[str, ...] = ()
+
+    def __init__(self, *args: object, arguments: Iterable[str] = ()) -> None:
+        super().__init__(*args)
+        if arguments:  # kept in the instance's __dict__, which pickling carries across processes
+            self.arguments = tuple(arguments)
 
 
 class LevelFormatError(LlkgenError):
@@ -51,7 +64,7 @@ class OutputError(LlkgenError):
 
 
 class BudgetExhausted(LlkgenError):
-    """A wall-clock budget (``--budget SECONDS``) ran out before the work was done: the run
+    """A wall-clock budget (a ``budget`` of seconds) ran out before the work was done: the run
     stopped at its deadline, wrote nothing, and the message says how far it got. Exit code 4,
     as for any budget that runs out before a verdict."""
 
@@ -59,6 +72,12 @@ class BudgetExhausted(LlkgenError):
 
 
 def budget_text(seconds: float | None) -> str:
-    """How a message names the wall-clock budget a deadline came from: ``the --budget of 5 s``
-    (``the time budget`` when the number is not known)."""
-    return "the time budget" if seconds is None else f"the --budget of {seconds:g} s"
+    """How a message names the wall-clock budget a deadline came from: ``the budget of 5 s``,
+    the ``budget`` argument (``the time budget`` when the number is not known)."""
+    return "the time budget" if seconds is None else f"the budget of {seconds:g} s"
+
+
+def budget_arguments(seconds: float | None) -> tuple[str, ...]:
+    """:attr:`LlkgenError.arguments` of a message that names :func:`budget_text` ``(seconds)``:
+    the ``budget`` argument when it has a number, else none."""
+    return () if seconds is None else ("budget",)

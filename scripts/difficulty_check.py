@@ -73,7 +73,7 @@ from llkgen.generation.generator import generate_level  # noqa: E402
 from llkgen.generation.spec import load_spec_ref  # noqa: E402
 from llkgen.generation.spec_model import GradingSpec, Spec  # noqa: E402
 from llkgen.jobs.grade import grade_levels  # noqa: E402
-from llkgen.jobs.make import build_pack  # noqa: E402
+from llkgen.jobs.pack import level_of  # noqa: E402
 
 SPECS = ("easy", "medium", "hard", "gravity", "ramp")
 PARTS = ("noise", "ramp", "order", "cost", "profile")
@@ -138,7 +138,7 @@ def measure_level(task: tuple) -> dict:
     lv = made["graded"]
     if "bare" in made:
         rec["same_board"] = made["bare"].board == lv.board
-    level = build_pack(spec, [lv]).levels[0]
+    level = level_of(spec, lv)
     rec.update(id=level.id, seed=lv.seed, pairs=lv.board.tile_count // 2,
                score=lv.metrics["difficulty"], se=lv.metrics["difficulty_se"],
                tier=lv.players["tier"], stream=lv.players["stream"],

@@ -24,7 +24,8 @@ from collections import Counter
 
 import pytest
 
-from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, ReshuffleError, classify_moves, hint, reshuffle
+from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, classify_moves, hint
+from llkgen.analysis.reshuffle import ReshuffleError, reshuffle
 from llkgen.game.board import Board, Rules
 from llkgen.verifier import Budget
 from llkgen.verifier.verdict import Limit

@@ -12,8 +12,8 @@ from statistics import mean
 
 import pytest
 
-from llkgen.generation.generator import generate_pack
 from llkgen.generation.spec import load_spec_ref
+from llkgen.jobs.pack import generate_pack
 
 from cli_runner import run_cli_in_process
 from specs import tiny_spec

@@ -428,7 +428,7 @@ def odd_version(tmp_path: Path) -> Path:
     """A module for Dask's ``--preload`` that makes llkgen report another version in the
     process it runs in, as another install of llkgen would."""
     path = tmp_path / "odd_version.py"
-    path.write_text("import llkgen\n\nllkgen.__version__ = '0.0.1'\n", "utf-8")
+    path.write_text("import llkgen._version\n\nllkgen._version.__version__ = '0.0.1'\n", "utf-8")
     return path
 
 

@@ -14,9 +14,9 @@ from llkgen.errors import GenerationError
 from llkgen.formats.level import dumps, pack_to_json
 from llkgen.formats.load import load_pack
 from llkgen.game.referee import replay
-from llkgen.generation.generator import generate_pack
 from llkgen.generation.spec import parse_spec
-from llkgen.jobs.make import build_pack, make_pack
+from llkgen.jobs.make import make_pack
+from llkgen.jobs.pack import build_pack, generate_pack
 
 from specs import tiny_spec
 

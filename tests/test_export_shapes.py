@@ -379,7 +379,7 @@ def test_the_files_layout_has_a_size_cap(tmp_path):
     with pytest.raises(SpecError, match=r"^shp.yaml:\d+: export.layout: expected at most 100000 levels for "
                                         r"layout files \(one file per level\), found count 200000"):
         parse_spec(SPEC.replace("count: 3", "count: 200000") + "export: {layout: files}\n", "shp.yaml")
-    with pytest.raises(SpecError, match=r"^--count: expected at most 100000 levels with export.layout files"):
+    with pytest.raises(SpecError, match=r"^count: expected at most 100000 levels with export.layout files"):
         spec(tmp_path, "flat", "files", count=100_001)
     assert spec(tmp_path, "flat", "pack", count=100_001).count == 100_001
 

@@ -23,8 +23,9 @@ from llkgen.game.board import Board, Rules
 from llkgen.game.path import removable_pairs
 from llkgen.game.playout import Playout, random_playthrough
 from llkgen.game.referee import play, replay
-from llkgen.generation.generator import construct, deal, generate_level, generate_pack, level_seed
+from llkgen.generation.generator import construct, deal, generate_level, level_seed
 from llkgen.generation.spec import parse_spec
+from llkgen.jobs.pack import generate_pack
 from llkgen.verifier import Budget, verify
 
 from strategies import random_case

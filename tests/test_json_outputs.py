@@ -4,7 +4,7 @@ Each command runs in-process through ``llkgen.cli.main`` (the console script's o
 see cli_runner.py) on boards chosen to reach each outcome: solvable, unsolvable, unknown, a
 dead board, a failed replay, a failing and an invalid file. Every document must start with
 ``"format": "llkgen.<kind>/<n>"``, its kind must be one the command declares
-(:data:`llkgen.console.COMMAND_OUTPUTS`), and it must validate against the schema file of that
+(:data:`llkgen.cli.options.COMMAND_OUTPUTS`), and it must validate against the schema file of that
 kind as a user would load it: its JSON alone, no registry, with the network cut off.
 
 A command that gains ``--json`` without a declared kind and a schema fails
@@ -25,7 +25,7 @@ from typer.main import get_command
 
 import llkgen
 from llkgen.cli import app
-from llkgen.console import COMMAND_OUTPUTS
+from llkgen.cli.options import COMMAND_OUTPUTS
 from llkgen.formats.schemas import OUTPUT_SCHEMAS, schema_names
 from llkgen.game.referee import replay
 
@@ -185,7 +185,7 @@ def test_every_json_flag_has_a_declared_kind_and_schema():
     commands = get_command(app).commands  # type: ignore[attr-defined]
     with_json = {name for name, cmd in commands.items()
                  if any("--json" in p.opts for p in cmd.params)}
-    assert with_json == set(COMMAND_OUTPUTS), "declare the kind in llkgen.console.COMMAND_OUTPUTS"
+    assert with_json == set(COMMAND_OUTPUTS), "declare the kind in llkgen.cli.options.COMMAND_OUTPUTS"
     kinds = {kind for ks in COMMAND_OUTPUTS.values() for kind in ks}
     assert kinds == set(OUTPUT_SCHEMAS) and kinds <= set(schema_names())
     for kind in kinds:

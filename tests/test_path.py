@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from llkgen.formats.level import solution_json
 from llkgen.formats.load import load_pack
-from llkgen.formats.outputs import drawn_json, solution_json
 from llkgen.game.board import Board, Rules
 from llkgen.game.path import Move, find_path, length, removable_pairs, turns
+from llkgen.outputs import drawn_json
 
 DATA = Path(__file__).parent / "data"
 ON, OFF = Rules(border=True), Rules(border=False)

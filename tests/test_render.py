@@ -311,7 +311,7 @@ def test_render_stops_at_its_deadline_with_whole_files_and_counts_the_rest(pack,
     assert len(report.files) == 4
     for p in report.files:
         parse(p.read_text())  # whole: each parses
-    assert "the --budget of 3 s ran out after 2 levels: " + f"{n - 2} not rendered" in report.budget_line()
+    assert "the budget of 3 s ran out after 2 levels: " + f"{n - 2} not rendered" in report.budget_line()
 
 
 def test_render_and_view_take_a_budget_on_the_command_line(demo_pack, tmp_path, monkeypatch, capsys):

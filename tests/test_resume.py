@@ -118,7 +118,7 @@ def test_a_journal_of_another_run_is_an_error(tmp_path):
         assert journal.exists() and not Path(s.export.path).exists()  # left for the user to look at
     journal.write_text("not a journal\n", "utf-8")
     with pytest.raises(LevelFormatError, match=r"line 1: expected a llkgen.journal/1 header, found .*"
-                                               r"\(delete the file, or run without --resume\)$"):
+                                               r"\(delete the file, or run without resume\)$"):
         make_pack(s, jobs=1, resume=True)
 
 

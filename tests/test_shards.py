@@ -57,7 +57,7 @@ def test_a_shard_holds_exactly_its_levels(made):
 
 @pytest.mark.parametrize("text", ["3/2", "2/2", "a/b", "1", "-1/2", "1/0", "0/", " /3", "1/2/3"])
 def test_bad_shard_option(text):
-    with pytest.raises(ShardOptionError, match=r"^--shard: expected K/N with 0 <= K < N, .* found '"):
+    with pytest.raises(ShardOptionError, match=r"^shard: expected K/N with 0 <= K < N, .* found '"):
         Shard.parse(text)
     assert ShardOptionError.exit_code == 2
 
@@ -239,7 +239,7 @@ def test_merge_budget_stops_between_records_and_writes_nothing(made, tmp_path, m
     assert err == f"Error: {out}: the --budget of 0 s ran out after 0 of 7 levels; nothing was written\n"
     clock = iter(range(100))
     monkeypatch.setattr(make, "out_of_time", lambda deadline: deadline is not None and next(clock) > 3)
-    with pytest.raises(BudgetExhausted, match=r"the --budget of 2 s ran out after 3 of 7 levels"):
+    with pytest.raises(BudgetExhausted, match=r"the budget of 2 s ran out after 3 of 7 levels"):
         merge_shards(shards, out, deadline=time.perf_counter() + 2, budget=2)
     assert list(tmp_path.iterdir()) == []
     monkeypatch.undo()

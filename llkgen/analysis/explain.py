@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from llkgen.formats.outputs import cells_json, move_json
+from llkgen.formats.level import cells_json, move_json
 from llkgen.game.board import EMPTY, WALL, Board, Cell, Gravity, Rules
 from llkgen.verifier.maxflow import INF, FlowNetwork
 from llkgen.verifier.pairing_check import PairingAnalysis
@@ -90,7 +90,7 @@ def explain_locked(board: Board, rules: Rules, locked_cells, *,
 
     For every locked tile, the partner of its type with the smallest ``bottleneck`` (ties:
     row-major) and that cut, as ``{"pair": [locked, partner], "bottleneck": [cell, ...]}`` (the
-    pair shaped as a move, :mod:`llkgen.formats.outputs`); per type, the union of those cuts as
+    pair shaped as a move, :func:`llkgen.formats.level.move_json`); per type, the union of those cuts as
     ``blockers``: ``{"type", "blockers", "pairs"}``.  A cut is ``[]`` when the pair is already
     joined by free cells and ``null`` when walls separate it.
     ``proof`` is ``pairing_check``'s proof, if any.  Under gravity nothing is computed and

@@ -36,7 +36,10 @@ On a cluster a worker can die under a call (out of memory, a lost machine). Such
 retried: a call whose worker failed is sent again once, and a second failure stops the run
 with a :class:`WorkerFailure` naming the position and the worker's error. A call that raises
 :class:`~llkgen.errors.LlkgenError` or :class:`AssertionError` failed deterministically (a
-level that cannot be generated, a bug) and is never retried: it would only fail again.
+level that cannot be generated, a bug) and is never retried: it would only fail again. Two
+kinds of it say more: :class:`WorkersDied` (the cluster gave up on a call itself) and
+:class:`SchedulerLost` (the run's tasks are gone, and no call failed). They are declared here,
+beside the contract, so that a caller tells the failures apart without importing a back end.
 """
 
 from __future__ import annotations
@@ -87,6 +90,28 @@ class WorkerFailure(LlkgenError):
 class SchedulerError(LlkgenError):
     """The cluster cannot be used: ``distributed`` is missing, or the scheduler cannot be
     reached. Exit code 2 when the extra is missing (a usage error), 1 otherwise."""
+
+
+class WorkersDied(WorkerFailure):
+    """The cluster gave up on a call: the workers holding it died more than
+    ``distributed.scheduler.allowed-failures`` times, and its ``KilledWorker`` (``error``) is
+    final, the scheduler having done the retrying. ``cause`` is the message but the argument."""
+
+    def __init__(self, arg: object, error: BaseException) -> None:
+        self.cause = (f"the workers holding it died (it may only have been queued on a worker another call killed): "
+                      f"{type(error).__name__}: {error}")
+        super().__init__(f"{arg!r}: {self.cause}", arg=arg, error=error)
+
+
+class SchedulerLost(WorkerFailure):
+    """The run's tasks are gone from the cluster: the client lost its scheduler, or the
+    scheduler cancelled them (as restarting it does). No call failed, and none is retried.
+    ``lost`` says what happened (``lost the Dask scheduler at tcp://host:8786``); ``arg`` is
+    the argument of the first call whose result did not come back."""
+
+    def __init__(self, message: str, lost: str, arg: object = None) -> None:
+        super().__init__(message, arg=arg)
+        self.lost = lost
 
 
 def out_of_time(deadline: float | None) -> bool:

@@ -44,7 +44,17 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from llkgen._version import __version__
-from llkgen.execution.base import DASK_HINT, DETERMINISTIC, TRIES, Executor, SchedulerError, WorkerFailure, window
+from llkgen.execution.base import (
+    DASK_HINT,
+    DETERMINISTIC,
+    TRIES,
+    Executor,
+    SchedulerError,
+    SchedulerLost,
+    WorkerFailure,
+    WorkersDied,
+    window,
+)
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -94,28 +104,6 @@ class VersionMismatch(SchedulerError):
     llkgen at all): the message names each and what it runs. Exit code 1."""
 
 
-class WorkersDied(WorkerFailure):
-    """Dask gave up on a call: the workers holding it died more than
-    ``distributed.scheduler.allowed-failures`` times, and its ``KilledWorker`` (``error``) is
-    final, the scheduler having done the retrying. ``cause`` is the message but the argument."""
-
-    def __init__(self, arg: object, error: BaseException) -> None:
-        self.cause = (f"the workers holding it died (it may only have been queued on a worker another call killed): "
-                      f"{type(error).__name__}: {error}")
-        super().__init__(f"{arg!r}: {self.cause}", arg=arg, error=error)
-
-
-class SchedulerLost(WorkerFailure):
-    """The run's tasks are gone from the cluster: the client lost its scheduler, or the
-    scheduler cancelled them (as restarting it does). No call failed, and none is retried.
-    ``lost`` says what happened (``lost the Dask scheduler at tcp://host:8786``); ``arg`` is
-    the argument of the first call whose result did not come back."""
-
-    def __init__(self, message: str, lost: str, arg: object = None) -> None:
-        super().__init__(message, arg=arg)
-        self.lost = lost
-
-
 def _installed(where: str) -> str:
     """How a message names what ``where`` runs: ``llkgen 1.2.0``, or ``no llkgen (...)``."""
     return where if where.startswith("no llkgen") else f"llkgen {where}"
@@ -130,18 +118,18 @@ def _probes() -> tuple[Callable[[Any], tuple[str, str]], Callable[[Any], str]]:
 
     def worker_version(dask_worker: Any) -> tuple[str, str]:
         try:
-            import llkgen
+            from llkgen import _version as installed
 
-            version = str(llkgen.__version__)
+            version = installed.__version__
         except Exception as e:
             version = f"no llkgen ({type(e).__name__}: {e})"
         return str(dask_worker.name), version
 
     def scheduler_version(dask_scheduler: Any) -> str:
         try:
-            import llkgen
+            from llkgen import _version as installed
 
-            return str(llkgen.__version__)
+            return str(installed.__version__)
         except Exception as e:
             return f"no llkgen ({type(e).__name__}: {e})"
 
@@ -168,9 +156,10 @@ def check_versions(client: Any, where: str) -> None:
         if version != __version__:
             odd.append(f"the worker {_worker(address, name)} has {_installed(version)}")
     if odd:
-        raise VersionMismatch(f"--scheduler: every machine of the Dask cluster needs llkgen {__version__}, as this "
+        raise VersionMismatch(f"scheduler: every machine of the Dask cluster needs llkgen {__version__}, as this "
                               f"client has, but {'; '.join(odd)}. Install llkgen {__version__} there: another "
-                              "version could compute different results (and the scheduler unpickles every task)")
+                              "version could compute different results (and the scheduler unpickles every task)",
+                              arguments=("scheduler",))
 
 
 def pinned(fn: Callable[[A], R], version: str = __version__) -> Callable[[A], R]:
@@ -181,18 +170,21 @@ def pinned(fn: Callable[[A], R], version: str = __version__) -> Callable[[A], R]
     on a worker of any llkgen version."""
 
     def call(arg: A) -> R:
-        import llkgen
+        from llkgen import _version as installed
 
-        if llkgen.__version__ != version:
+        running = installed.__version__
+        if running != version:
             from distributed import get_worker
 
             from llkgen.errors import LlkgenError
 
             w = get_worker()
             name = "" if str(w.name) == w.address else f" ({w.name})"
-            raise LlkgenError(f"--scheduler: the Dask worker {w.address}{name} has llkgen {llkgen.__version__}: every "
-                              f"machine of the cluster needs llkgen {version}, as this client has (another "
-                              "version could compute different results)")
+            wrong = LlkgenError(f"scheduler: the Dask worker {w.address}{name} has llkgen {running}: every "
+                                f"machine of the cluster needs llkgen {version}, as this client has (another "
+                                "version could compute different results)")
+            wrong.arguments = ("scheduler",)  # set, not passed: an older llkgen's error takes no such argument
+            raise wrong
         return fn(arg)
 
     return call
@@ -214,8 +206,8 @@ def _import_distributed() -> Any:
     try:
         import distributed
     except ImportError as e:
-        raise MissingDask(f"--scheduler: needs the optional dependency 'distributed' ({e.msg}): "
-                          f"install it with: {DASK_HINT}") from None
+        raise MissingDask(f"scheduler: needs the optional dependency 'distributed' ({e.msg}): "
+                          f"install it with: {DASK_HINT}", arguments=("scheduler",)) from None
     return distributed
 
 
@@ -275,8 +267,9 @@ class DaskExecutor(Executor):
         try:
             client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as e:
-            raise SchedulerError(f"--scheduler: cannot reach the Dask scheduler at {self.scheduler!r}: "
-                                 f"{e} (expected 'local' or an address such as tcp://HOST:8786)") from None
+            raise SchedulerError(f"scheduler: cannot reach the Dask scheduler at {self.scheduler!r}: "
+                                 f"{e} (expected 'local' or an address such as tcp://HOST:8786)",
+                                 arguments=("scheduler",)) from None
         try:
             check_versions(client, self.where)
             yield client

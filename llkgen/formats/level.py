@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from llkgen.errors import LevelFormatError
 from llkgen.files import read_bounded, write_text_atomic
@@ -26,6 +28,9 @@ from llkgen.formats.flat import FLAT_BOARD_KEY, FLAT_LEVEL_FORMAT, board_from_ce
 from llkgen.formats.shapes import GridShape
 from llkgen.game.board import GRAVITIES, Board, Rules
 from llkgen.text import describe_value, escape_surrogates, int_text
+
+if TYPE_CHECKING:  # annotations only
+    from llkgen.game.path import Move
 
 LEVEL_FORMAT = "llkgen.level/1"
 PACK_FORMAT = "llkgen.pack/1"
@@ -178,6 +183,37 @@ def pack_to_json(pack: Pack, grid: GridShape = GridShape.NESTED) -> dict:
     out.update(pack.extra)
     out["levels"] = [level_to_json(lv, grid) for lv in pack.levels]
     return out
+
+
+# -- the level's vocabulary -----------------------------------------------------------------------
+# What a level file holds, in the shapes it holds them; every JSON document llkgen prints uses
+# them for the same things (llkgen.outputs, llkgen.analysis.explain).
+Cell = Sequence[int]
+
+
+def cell_json(cell: Cell) -> list[int]:
+    """A cell, or a point of a path: ``[row, col]``."""
+    return [cell[0], cell[1]]
+
+
+def move_json(a: Cell, b: Cell) -> list[list[int]]:
+    """The two tiles removed together: ``[[r1, c1], [r2, c2]]``."""
+    return [cell_json(a), cell_json(b)]
+
+
+def cells_json(cells: Iterable[Cell]) -> list[list[int]]:
+    """Cells, as a proof's ``locked`` tiles or a ``bottleneck``: ``[[r, c], ...]``."""
+    return [cell_json(c) for c in cells]
+
+
+def path_json(path: Iterable[Cell]) -> list[list[int]]:
+    """The corners of the line drawn for a move, from its first tile to its second."""
+    return cells_json(path)
+
+
+def solution_json(moves: Iterable[Move]) -> list[list[list[int]]]:
+    """Moves (with or without their paths) as a solution: ``[[[r1, c1], [r2, c2]], ...]``."""
+    return [move_json(m.a, m.b) for m in moves]
 
 
 # -- files ---------------------------------------------------------------------------------------

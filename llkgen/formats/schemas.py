@@ -4,7 +4,7 @@ There is one for each file llkgen reads or writes (:data:`FILE_SCHEMAS`) and one
 of document its commands print with ``--json`` (:data:`OUTPUT_SCHEMAS`: a document whose
 ``format`` is ``llkgen.<kind>/<n>`` follows ``<kind>.schema.json``). ``vocabulary.schema.json``
 defines the shapes they share -- a cell, a move, a path, a solution, a verdict, a proof, a
-budget (:mod:`llkgen.formats.outputs`) -- once.
+budget (:mod:`llkgen.outputs`) -- once.
 
 Each schema is self-contained: what it takes from another one is copied under its ``$defs`` (a
 schema's body under its name, a shared shape under the vocabulary's name for it) and referred

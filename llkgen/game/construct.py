@@ -10,7 +10,7 @@ cell moves are legal paths on both boards, and on the rewritten board the two ti
 ``k`` are exactly the two that carry move ``k``'s type.
 
 The rewritten board keeps the start's walls, empty cells and type counts (each removed pair
-carries one type twice), so the generator (a random deal) and :func:`llkgen.analysis.advice.reshuffle`
+carries one type twice), so the generator (a random deal) and :func:`llkgen.analysis.reshuffle.reshuffle`
 (the tiles still on a player's board) share it. The order is only *claimed* to clear the
 board: callers replay it through the referee and certify the board with the verifier.
 """

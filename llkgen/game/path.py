@@ -28,7 +28,7 @@ from llkgen.game.grid import Grid, from_padded, padded, to_padded
 
 class Move(NamedTuple):
     """A removable pair and the path drawn between its tiles (corner points, both ends). As
-    JSON (:func:`llkgen.formats.outputs.drawn_json`) it is the move ``[[r1, c1], [r2, c2]]``
+    JSON (:func:`llkgen.outputs.drawn_json`) it is the move ``[[r1, c1], [r2, c2]]``
     with its ``path`` beside it."""
 
     a: Cell

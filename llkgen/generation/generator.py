@@ -50,10 +50,7 @@ measured).
 
 from __future__ import annotations
 
-from contextlib import closing
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Callable
 
 import numpy as np
 
@@ -61,7 +58,6 @@ from llkgen.analysis.calibration import Prediction
 from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, SETTLED_SE, TIERS, Difficulty, measure
 from llkgen.analysis.metrics import clear_rate_within, initial_moves, verify_nodes
 from llkgen.errors import GenerationError
-from llkgen.execution.base import Executor, ProcessExecutor
 from llkgen.game.board import EMPTY, WALL, Board, Rules
 from llkgen.game.construct import play_forward
 from llkgen.game.playout import Playout
@@ -449,25 +445,3 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
         + (", or strategy: constructive" if spec.generator.strategy == "shuffle" else "")
     )
 
-
-def generate_pack(spec: Spec, jobs: int = 1,
-                  on_level: Callable[[GeneratedLevel], None] | None = None,
-                  executor: Executor | None = None) -> list[GeneratedLevel]:
-    """All ``spec.count`` levels, in order, made on ``executor`` (default: a process pool of
-    ``jobs`` workers, see :mod:`llkgen.execution.base`). Each level depends only on
-    ``(spec, index)``, so the result is the same on every executor. ``on_level`` is called
-    with each level in index order as it is made, e.g. to advance a progress bar. A
-    :class:`GenerationError` stops the run and is raised: the first failing level's, as with
-    ``jobs=1``; the workers are then ended at once."""
-    if executor is None:
-        if type(jobs) is not int or jobs < 1:
-            raise ValueError(f"jobs: expected an integer >= 1, found {jobs!r}")
-        executor = ProcessExecutor(min(jobs, spec.count))
-    levels: list[GeneratedLevel] = []
-    # closing(): if on_level raises, the generator is closed at once and its workers with it.
-    with closing(executor.imap_ordered(partial(generate_level, spec), range(spec.count))) as made:
-        for lv in made:
-            levels.append(lv)
-            if on_level is not None:
-                on_level(lv)
-    return levels

@@ -288,28 +288,26 @@ class Spec:
         seed: int | None = None,
         out: str | os.PathLike | None = None,
     ) -> Spec:
-        """A copy with CLI overrides applied (``None`` keeps the spec's value); validated with the
-        same ranges as the file, raising :class:`SpecError` naming the option."""
+        """A copy with overrides applied (``None`` keeps the spec's value); validated with the
+        same ranges as the file, raising :class:`SpecError` naming the argument."""
         spec = self
         if count is not None:
             if not is_int(count) or not 1 <= count <= MAX_COUNT:
-                raise SpecError(
-                    f"--count: expected an integer in 1..{MAX_COUNT}, found {describe(count)}"
-                )
+                raise SpecError(f"count: expected an integer in 1..{MAX_COUNT}, found {describe(count)}",
+                                arguments=("count",))
             if spec.export.layout == Layout.FILES and count > FILES_LAYOUT_MAX:
-                raise SpecError(f"--count: expected at most {FILES_LAYOUT_MAX} levels with export.layout "
-                                f"files (one file per level), found {count}: use layout: pack")
+                raise SpecError(f"count: expected at most {FILES_LAYOUT_MAX} levels with export.layout "
+                                f"files (one file per level), found {count}: use layout: pack", arguments=("count",))
             spec = dataclasses.replace(spec, count=count)
         if seed is not None:
             if not is_int(seed) or not 0 <= seed <= MAX_SEED:
-                raise SpecError(
-                    f"--seed: expected an integer in 0..{MAX_SEED}, found {describe(seed)}"
-                )
+                raise SpecError(f"seed: expected an integer in 0..{MAX_SEED}, found {describe(seed)}",
+                                arguments=("seed",))
             spec = dataclasses.replace(spec, seed=seed)
         if out is not None:
             path = os.fspath(out)
             if not isinstance(path, str) or not path or "\0" in path:
-                raise SpecError(f"--out: expected a non-empty file path, found {describe(path)}")
+                raise SpecError(f"out: expected a non-empty file path, found {describe(path)}", arguments=("out",))
             spec = dataclasses.replace(spec, export=dataclasses.replace(spec.export, path=path))
         return spec
 

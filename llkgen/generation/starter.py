@@ -61,7 +61,8 @@ def write_spec_schema(directory: str | os.PathLike) -> str:
         pass
     if not same:
         raise OutputError(f"{path}: already exists and is not this llkgen's spec schema: expected that schema "
-                          f"or no file (to update it: llkgen schema spec > {path}; or choose another --out)")
+                          f"or no file (to update it: llkgen schema spec > {path}; or choose another out)",
+                          arguments=("out",))
     return path
 
 

@@ -50,11 +50,11 @@ depends on machine speed.
 the nodes, like ``--budget`` of every other command: the run ends within it (plus the time to
 stop the workers and write the reports), whatever the number of levels. Each level searched
 gets at most the time left, so none runs past the deadline: one stopped by it is ``unknown``
-("the --budget of S s ran out"), and may be decided on a faster machine. Once the deadline has
+("the budget of S s ran out"), and may be decided on a faster machine. Once the deadline has
 passed nothing more is checked, read or replayed:
 
 * a level already read but not yet checked (in a worker, or waiting for one) is ``unknown``,
-  detail ``not checked: the --budget of S s ran out``; its ``replayed`` is ``None``;
+  detail ``not checked: the budget of S s ran out``; its ``replayed`` is ``None``;
 * the rest of the input is not read (reading a million levels alone takes half a minute): each
   file, pack or pack directory not finished is listed once among the files, check
   ``unknown``, detail ``not checked: ...`` (``not checked from LABEL on: ...`` for one cut
@@ -205,8 +205,8 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
             return LevelResult(label, file, CheckStatus.OK, SOLVABLE, REPLAY, "", 0, limits, True, moves,
                                f"solvable: {note}")
         return LevelResult(label, file, CheckStatus.FAILED, UNKNOWN, REPLAY, "", 0, limits, False, moves,
-                           f"{note} (not searched: a level is certified by its stored solution; "
-                           "--resolve also searches it)")
+                           f"{note} (not searched: a level is certified by its stored solution, unless "
+                           "resolve asks for a search of every level)")
     verdict = verify(board, rules, Budget(nodes=nodes, seconds=limit))
     reason = verdict.reason
     if deadline is not None and verdict.limit == Limit.SECONDS:
@@ -233,7 +233,7 @@ def check_level(label: str, file: str, board: Board, rules: Rules, solution: obj
         check, method = CheckStatus.OK, REPLAY
         detail = f"solvable: {note} (search undecided: {reason})"
     else:
-        check, detail = CheckStatus.UNKNOWN, f"unknown: {reason}; raise --nodes or --budget to decide it"
+        check, detail = CheckStatus.UNKNOWN, f"unknown: {reason}; more nodes or a larger budget may decide it"
     return LevelResult(label, file, check, verdict.status, method, stage, spent, limits, replayed, moves, detail)
 
 

@@ -23,7 +23,7 @@ from llkgen.errors import (
 )
 from llkgen.files import open_atomic
 from llkgen.formats.level import parse_json_line
-from llkgen.formats.outputs import budget_json
+from llkgen.outputs import budget_json
 from llkgen.text import json_dumps, printable, xml_text
 from llkgen.verifier.verdict import Budget, Status
 

@@ -26,39 +26,28 @@ from pathlib import Path
 from typing import Callable
 
 import llkgen.generation.generator as generate
-from llkgen._version import __version__
-from llkgen.errors import BudgetExhausted, LevelFormatError, budget_text
-from llkgen.execution.base import TRIES, Executor, ProcessExecutor, WorkerFailure, out_of_time
+from llkgen.errors import BudgetExhausted, LevelFormatError, budget_arguments, budget_text
+from llkgen.execution.base import (
+    TRIES,
+    Executor,
+    ProcessExecutor,
+    SchedulerLost,
+    WorkerFailure,
+    WorkersDied,
+    out_of_time,
+)
 from llkgen.files import check_writable, prepare_dir, write_lines_atomic
 from llkgen.formats.container import check_pack_dir_target
 from llkgen.formats.flat import flat_level_json
-from llkgen.formats.level import PACK_FORMAT, Level, Pack, level_to_json, write_json_atomic
+from llkgen.formats.level import PACK_FORMAT, level_to_json, write_json_atomic
 from llkgen.formats.packdir import PART_LEVELS, write_pack_dir
 from llkgen.formats.packfiles import write_pack_files
 from llkgen.formats.shapes import FILES_LAYOUT_MAX, GridShape, Layout
 from llkgen.generation.generator import GeneratedLevel
 from llkgen.generation.spec import Spec
+from llkgen.jobs.pack import level_of
 from llkgen.jobs.shards import Shard, open_shards, shard_lines, spec_identity
-from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, pack_level_id, temporary_journal_path
-
-
-def level_id(spec: Spec, index: int) -> str:
-    """``<name>-<index + 1>`` (:func:`~llkgen.jobs.spool.pack_level_id`, which records read back are held to)."""
-    return pack_level_id(spec.name, index)
-
-
-def build_pack(spec: Spec, levels: list[GeneratedLevel]) -> Pack:
-    """The pack object for generated ``levels`` (in index order)."""
-    out = []
-    for lv in levels:
-        extra: dict = {"seed": lv.seed, "metrics": dict(lv.metrics), "certificate": lv.certificate}
-        if lv.players is not None:
-            extra["players"] = lv.players
-        if spec.export.solutions:
-            extra["solution"] = lv.solution
-        out.append(Level(lv.board, lv.rules, level_id(spec, lv.index), extra))
-    return Pack(spec.name, out, {"generator": f"llkgen {__version__}", "seed": spec.seed})
-
+from llkgen.jobs.spool import SOLUTION_KEY, Journal, MemorySpool, temporary_journal_path
 
 #: The most levels a pack file holds; a bigger pack is written as a pack directory
 #: (:func:`llkgen.formats.packdir.write_pack_dir`), with as many levels per part.
@@ -125,7 +114,7 @@ def level_record(spec: Spec, lv: GeneratedLevel) -> dict:
     """``lv`` as a record (see :mod:`llkgen.jobs.spool`): its level object exactly as the pack
     holds it and, when that holds no solution (``export.solutions: false``), the certified
     solution beside it, so that wherever the record is read back its level can be replayed."""
-    level = build_pack(spec, [lv]).levels[0]
+    level = level_of(spec, lv)
     record = {"index": lv.index, "attempts": lv.attempts, "level": level_to_json(level)}
     if level.solution is None:
         record[SOLUTION_KEY] = lv.solution
@@ -139,7 +128,7 @@ def make_record(spec: Spec, index: int) -> dict:
 
 
 def pack_header(identity: dict) -> dict:
-    """The top-level keys of the pack, in :func:`build_pack`'s order, but ``levels``."""
+    """The top-level keys of the pack, in :func:`~llkgen.jobs.pack.build_pack`'s order, but ``levels``."""
     return {"format": PACK_FORMAT, "name": identity["name"], "generator": identity["generator"],
             "seed": identity["seed"]}
 
@@ -267,10 +256,11 @@ def make_pack(spec: Spec, jobs: int = 1,
     def out_of_budget(writing: bool = False) -> BudgetExhausted:
         where = " (while writing the output)" if writing else ""
         held = f"{len(made)} level{'s' if len(made) != 1 else ''}"
-        keep = (f", and the journal {spool.path} holds {held} (rerun with --resume to continue)"
-                if isinstance(spool, Journal) and resume else " (rerun with --resume to keep going)")
+        keep = (f", and the journal {spool.path} holds {held} (rerun with resume to continue)"
+                if isinstance(spool, Journal) and resume else " (rerun with resume to keep going)")
         return BudgetExhausted(f"{spec.source}: {budget_text(budget)} ran out after {len(made)} of {len(indices)} "
-                               f"levels{where}; nothing was written{keep}")
+                               f"levels{where}; nothing was written{keep}",
+                               arguments=(*budget_arguments(budget), "resume"))
 
     try:
         wanted = set(indices)
@@ -297,16 +287,15 @@ def make_pack(spec: Spec, jobs: int = 1,
         except BudgetExhausted:
             raise out_of_budget() from None
         except WorkerFailure as e:
-            # Only a Dask cluster raises these kinds, so its module is imported only when one is raised.
-            from llkgen.execution.dask_cluster import SchedulerLost, WorkersDied
-
             if isinstance(e, SchedulerLost):  # no level failed: the cluster went, with every level on it
                 left = f"{len(indices) - len(made)} of {len(indices)} levels were not made"
                 # The journal holds every level in ``made``: each is added before it counts.
-                kept = (f"; the journal {spool.path} keeps the {len(made)} made (rerun with --resume to make the rest)"
+                kept = (f"; the journal {spool.path} keeps the {len(made)} made (rerun with resume to make the rest)"
                         if resume and isinstance(spool, Journal) else
-                        ", and nothing was written (rerun with --resume to keep each level as it is made)")
-                raise SchedulerLost(f"{spec.source}: {e.lost}: {left}{kept}", e.lost, e.arg) from None
+                        ", and nothing was written (rerun with resume to keep each level as it is made)")
+                lost = SchedulerLost(f"{spec.source}: {e.lost}: {left}{kept}", e.lost, e.arg)
+                lost.arguments = ("resume",)
+                raise lost from None
             i = e.arg if isinstance(e.arg, int) else -1
             where = f"{spec.source}: level {i + 1} of {spec.count} (index {i})"
             if isinstance(e, WorkersDied):  # Dask gave up on the level: its own limit, not our tries
@@ -360,7 +349,7 @@ def merge_shards(paths: list[str | os.PathLike], out: str | os.PathLike, *, dead
 
         def out_of_budget(k: int) -> BudgetExhausted:
             return BudgetExhausted(f"{out}: {budget_text(budget)} ran out after {k} of {shards.count} levels; "
-                                   "nothing was written")
+                                   "nothing was written", arguments=budget_arguments(budget))
 
         if out_of_time(deadline):
             raise out_of_budget(0)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
-from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, BudgetExhausted, budget_text
+from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, BudgetExhausted, budget_arguments, budget_text
 from llkgen.execution.base import out_of_time
 from llkgen.files import write_text_atomic
 from llkgen.formats.level import Level, Pack
@@ -145,8 +145,10 @@ def write_view(pack: str | os.PathLike, out: str | os.PathLike, start: int, limi
     if check_start is not None:
         check_start(total)
     if out_of_time(deadline):
-        raise BudgetExhausted(f"{budget_text(budget)} ran out while reading {pack}: nothing written")
+        raise BudgetExhausted(f"{budget_text(budget)} ran out while reading {pack}: nothing written",
+                              arguments=budget_arguments(budget))
     html = build_viewer_html(page, first=start, total=total)
     if out_of_time(deadline):
-        raise BudgetExhausted(f"{budget_text(budget)} ran out while building the page: nothing written")
+        raise BudgetExhausted(f"{budget_text(budget)} ran out while building the page: nothing written",
+                              arguments=budget_arguments(budget))
     return write_text_atomic(out, html), page, total

@@ -72,8 +72,9 @@ class Shard:
     of: int = 1
 
     @classmethod
-    def parse(cls, text: str, option: str = "--shard") -> Shard:
-        """``"K/N"`` with ``0 <= K < N``; raises :class:`ShardOptionError` quoting ``text``."""
+    def parse(cls, text: str, option: str = "shard") -> Shard:
+        """``"K/N"`` with ``0 <= K < N``; raises :class:`ShardOptionError` quoting ``text`` and
+        naming ``option``, the argument or the key it was given as."""
         m = _SHARD_RE.fullmatch(text.strip())
         if m is None or not int(m.group(1)) < int(m.group(2)):
             raise ShardOptionError(

@@ -229,13 +229,13 @@ class Journal:
                 if not isinstance(found, dict) or found.get("format") != JOURNAL_FORMAT:
                     raise LevelFormatError(
                         f"{p}: line 1: expected a {JOURNAL_FORMAT} header, found {first[:60]!r} "
-                        "(delete the file, or run without --resume)")
+                        "(delete the file, or run without resume)", arguments=("resume",))
                 differ = [k for k in header if found.get(k) != header[k]]
                 if differ:
                     raise LevelFormatError(
                         f"{p}: a journal of another run: " + ", ".join(
                             f"{k} is {found.get(k)!r}, expected {header[k]!r}" for k in differ)
-                        + " (delete the file, or run without --resume)")
+                        + " (delete the file, or run without resume)", arguments=("resume",))
                 number, good_end = 1, f.tell()
                 while True:
                     offset = f.tell()

@@ -9,39 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
 
 from llkgen.game.board import Board, Cell, Gravity, Rules
 from llkgen.game.grid import Grid, from_padded
 from llkgen.game.lines import Lines
 from llkgen.verifier.maxflow import INF, FlowNetwork
-from llkgen.verifier.verdict import Limit, OutOfBudget
+from llkgen.verifier.verdict import Limit, OutOfBudget, PairingProof
 
-
-@dataclass(frozen=True)
-class PairingProof:
-    """Why a board can never be cleared, checkable by hand.
-
-    ``kind`` ``"odd-component"``: ``cells`` are tiles of ``type`` that can only ever pair
-    among themselves, and there is an odd number of them.  ``kind`` ``"hall"``: the
-    ``cells`` of ``type`` can only ever pair with ``partners``, which are fewer.  "Can ever
-    pair" means a wall-free line exists that avoids every tile ``facts`` keep on the board
-    at that step; each fact is ``("same-step", (x, p), ())`` or ``("before", ys, (x,))``
-    (the tiles ys go strictly before x), in the order derived.
-    """
-
-    kind: str
-    type: int
-    cells: tuple[Cell, ...]
-    partners: tuple[Cell, ...]
-    reason: str
-    facts: tuple[tuple[str, tuple[Cell, ...], tuple[Cell, ...]], ...] = ()
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "type": self.type, "cells": [list(c) for c in self.cells],
-                "partners": [list(c) for c in self.partners], "reason": self.reason,
-                "facts": [[f, [list(c) for c in a], [list(c) for c in b]]
-                          for f, a, b in self.facts]}
 
 class _Order:
     """Facts true in every clearing sequence of a gravity-free board, over tile ids (padded

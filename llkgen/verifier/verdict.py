@@ -20,7 +20,6 @@ from llkgen.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE
 if TYPE_CHECKING:  # only annotated here: the CLI takes this module's constants without the path finder
     from llkgen.game.board import Cell
     from llkgen.game.path import Move
-    from llkgen.verifier.pairing_check import PairingProof
 
 #: The default search-node budget of one verification: the one place this number lives.
 DEFAULT_NODES = 200_000
@@ -125,6 +124,32 @@ _EVIDENCE: dict[Argument, tuple[str, ...]] = {
 
 def _cells(cells: tuple[Cell, ...]) -> list[list[int]]:
     return [[r, c] for r, c in cells]
+
+
+@dataclass(frozen=True)
+class PairingProof:
+    """Why a board can never be cleared, checkable by hand.
+
+    ``kind`` ``"odd-component"``: ``cells`` are tiles of ``type`` that can only ever pair
+    among themselves, and there is an odd number of them.  ``kind`` ``"hall"``: the
+    ``cells`` of ``type`` can only ever pair with ``partners``, which are fewer.  "Can ever
+    pair" means a wall-free line exists that avoids every tile ``facts`` keep on the board
+    at that step; each fact is ``("same-step", (x, p), ())`` or ``("before", ys, (x,))``
+    (the tiles ys go strictly before x), in the order derived.
+    """
+
+    kind: str
+    type: int
+    cells: tuple[Cell, ...]
+    partners: tuple[Cell, ...]
+    reason: str
+    facts: tuple[tuple[str, tuple[Cell, ...], tuple[Cell, ...]], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "type": self.type, "cells": [list(c) for c in self.cells],
+                "partners": [list(c) for c in self.partners], "reason": self.reason,
+                "facts": [[f, [list(c) for c in a], [list(c) for c in b]]
+                          for f, a, b in self.facts]}
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,12 @@
 """The JSON documents llkgen's commands print (``--json``), in one vocabulary.
 
+It sits above :mod:`llkgen.analysis`, whose values it prints (:class:`~llkgen.analysis.advice.Hint`,
+:class:`~llkgen.analysis.advice.MoveLabel`, :class:`~llkgen.analysis.reshuffle.Reshuffled`), and
+below :mod:`llkgen.jobs` and the command line, which print with it. The shapes a level file
+holds (a cell, a move, a path, a solution) are the level format's own
+(:func:`llkgen.formats.level.move_json` and its neighbours); the documents of the long jobs
+(``make``, ``verify``, ``grade``) are built beside them in :mod:`llkgen.jobs`.
+
 Each document is one object whose first key is ``"format": "llkgen.<kind>/<n>"``;
 ``llkgen/schemas/<kind>.schema.json`` describes it (``llkgen schema <kind>``), and
 ``vocabulary.schema.json`` holds the shapes below, which every schema copies. The level file
@@ -59,13 +66,15 @@ whether a drift from the stored number is more than noise.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from llkgen.formats.level import Level, level_to_json
-from llkgen.verifier.verdict import SOLVABLE, Budget, Limit, Proof, Status, Verdict, evidence_json
+from llkgen.formats.level import Level, level_to_json, move_json, path_json, solution_json
+from llkgen.verifier.verdict import SOLVABLE, Budget, Status, Verdict, evidence_json
 
 if TYPE_CHECKING:  # annotations only: printing a document needs none of these modules
+    from llkgen.analysis.advice import Hint, MoveLabel
+    from llkgen.analysis.reshuffle import Reshuffled
     from llkgen.game.board import Rules
     from llkgen.game.path import Move
     from llkgen.game.referee import ReplayResult
@@ -78,82 +87,6 @@ REPLAY_FORMAT = "llkgen.replay/2"
 SOLVE_FORMAT = "llkgen.solve/1"
 MERGE_REPORT_FORMAT = "llkgen.merge-report/1"
 
-Cell = Sequence[int]
-
-#: The label of a move after which the board can still be cleared: the word
-#: :data:`llkgen.analysis.advice.SAFE` labels it with (a test checks they agree). The advice's
-#: values are named by their shape below, so that this module, which the analysis uses for
-#: its own JSON, imports nothing from it.
-SAFE = "safe"
-
-
-class MoveLabel(Protocol):
-    """:class:`llkgen.analysis.advice.MoveLabel`, as read here."""
-
-    @property
-    def move(self) -> Move: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def witness(self) -> list: ...
-    @property
-    def proof(self) -> Proof | None: ...
-    @property
-    def limit(self) -> Limit | None: ...
-
-
-class Hint(Protocol):
-    """:class:`llkgen.analysis.advice.Hint`, as read here."""
-
-    @property
-    def verdict(self) -> Status: ...
-    @property
-    def move(self) -> Move | None: ...
-    @property
-    def witness(self) -> list: ...
-    @property
-    def proof(self) -> Proof | None: ...
-    @property
-    def limit(self) -> Limit | None: ...
-    @property
-    def reason(self) -> str: ...
-
-
-class Reshuffled(Protocol):
-    """:class:`llkgen.analysis.advice.Reshuffled`, as read here."""
-
-    @property
-    def board(self) -> Any: ...
-    @property
-    def witness(self) -> list: ...
-    @property
-    def attempts(self) -> int: ...
-    @property
-    def seed(self) -> int: ...
-
-
-def cell_json(cell: Cell) -> list[int]:
-    return [cell[0], cell[1]]
-
-
-def move_json(a: Cell, b: Cell) -> list[list[int]]:
-    return [cell_json(a), cell_json(b)]
-
-
-def cells_json(cells: Iterable[Cell]) -> list[list[int]]:
-    """Cells, as a proof's ``locked`` tiles or a ``bottleneck``: ``[[r, c], ...]``."""
-    return [cell_json(c) for c in cells]
-
-
-def path_json(path: Iterable[Cell]) -> list[list[int]]:
-    return cells_json(path)
-
-
-def solution_json(moves: Iterable[Move]) -> list[list[list[int]]]:
-    """Moves (with or without their paths) as a solution: ``[[[r1, c1], [r2, c2]], ...]``."""
-    return [move_json(m.a, m.b) for m in moves]
 
 
 def budget_json(budget: Budget) -> dict[str, Any]:
@@ -174,6 +107,10 @@ def moves_json(found: Sequence[Move], tiles_left: int) -> dict[str, Any]:
 def label_json(x: MoveLabel) -> dict[str, Any]:
     """One labelled move: ``safe`` carries its ``witness`` (the board after the move cleared,
     replayed), ``fatal`` and ``unknown`` their ``proof``; the other is null."""
+    # Imported here for cost: ``llkgen moves`` without --classify prints with this module and
+    # never loads the analysis; a label exists only once the analysis has run.
+    from llkgen.analysis.advice import SAFE
+
     safe = x.label == SAFE
     return {**drawn_json(x.move), "label": x.label, "reason": x.reason,
             "witness": solution_json(x.witness) if safe else None,
