@@ -390,10 +390,12 @@ class Stopped(BaseException):
     hook, a weakref callback or a ``__del__`` (printed as "Exception ignored in: ...", see
     :func:`quiet_when_dropped`), a library's ``except Exception`` around an import (Python 3.11
     wraps an exception raised while a class is created in a ``RuntimeError``). A Ctrl-C that
-    landed there was lost, and the run went on: 2 of 100 Ctrl-Cs in the first 0.8 s of
-    ``make --jobs 2`` (while it imports numpy), 1 of 120 over the whole run (in a
-    ``WeakValueDictionary``'s callback). So a stop still owed when it is dropped and freed
-    sends its signal again (:func:`send_again`), and it lands anew, until it is said."""
+    landed there was lost and the run went on (2 of 100 Ctrl-Cs in the first 0.8 s of
+    ``make --jobs 2``, during its imports; 1 of 120 over the whole run, in a
+    ``WeakValueDictionary``'s callback), or came out as a ``RuntimeError`` traceback (1 of 100,
+    numpy's ``finfo``). So a stop still owed when it is dropped and freed sends its signal
+    again (:func:`send_again`), and it lands anew, until it is said; and :func:`run_app` says
+    goodbye for any exception raised from a stop."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

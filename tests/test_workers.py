@@ -399,3 +399,44 @@ def test_signals_are_ignored_once_only_the_teardown_is_left():
     r = subprocess.run([sys.executable, "-c", LAST_EXIT_FUNCTION], capture_output=True, text=True,
                        timeout=HANG_SECONDS)
     assert (r.returncode, r.stdout.splitlines()[-1], r.stderr) == (0, "True True", "")
+
+
+#: Ctrl-C landing while a class is created (Python 3.11 wraps what ``__set_name__`` raises in a
+#: ``RuntimeError``), in an import a library guards with ``except Exception`` or not at all.
+CTRL_C_IN_A_CLASS = """
+import os, signal, sys, time
+from llkgen.console import run_app
+
+class Slot:
+    def __set_name__(self, owner, name):
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(1000))  # the handler runs here
+
+def set_up():
+    class Thing:
+        slot = Slot()
+
+def command():
+    if sys.argv[1] == "guarded":
+        try:
+            set_up()
+        except Exception:
+            pass  # an optional extra that failed to load
+    else:
+        set_up()
+    for _ in range(100):
+        time.sleep(0.05)
+    print("went on", flush=True)
+
+run_app(command)
+"""
+
+
+@pytest.mark.parametrize("import_", ["guarded", "unguarded"])
+def test_ctrl_c_wrapped_by_the_code_it_landed_in_still_stops(import_):
+    """Guarded, the stop was dropped with the ``RuntimeError`` and the run went on; unguarded,
+    it ended in a ``RuntimeError`` traceback, exit 1 (both seen when Ctrl-C landed in
+    ``make``'s import of numpy)."""
+    r = subprocess.run([sys.executable, "-c", CTRL_C_IN_A_CLASS, import_], capture_output=True, text=True,
+                       timeout=HANG_SECONDS)
+    assert (r.returncode, r.stdout, r.stderr) == (130, "", "Interrupted.\n")

@@ -35,7 +35,7 @@ Ctrl-C too (ignored) and SIGTERM only from the parent. Stage by stage:
   (``concurrent.futures``' exit hook, then ``threading``'s): a stopped pool's manager has
   nothing left to wait for. Its workers are dead, so it sees them gone instead of waiting for
   results, and its read of a result a worker was killed in the middle of writing ends, since
-  the parent's own end for writing is closed (:func:`_release_results_reader`). And the CLI
+  the parent's own end for writing is closed (:func:`_close_results_writer`). And the CLI
   ignores signals only while it prints its one-line goodbye: from then on, and after a command
   that ended on its own, a signal ends the process at once (``llkgen.console.end_at_once``),
   so no wait at exit outlasts a Ctrl-C.
@@ -123,7 +123,7 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             p.kill()
         _join(stragglers, JOIN_SECONDS)
     if not any(p.is_alive() for p in processes):
-        _release_results_reader(results)
+        _close_results_writer(results)
     # Let the pool's own threads see the dead workers and finish before the caller goes on (and
     # perhaps exits); bounded, and what is left is quiet (_quiet_wakeup).
     manager = getattr(pool, "_executor_manager_thread", None)
@@ -138,7 +138,7 @@ def _join(processes: list[multiprocessing.process.BaseProcess], seconds: float) 
         p.join(max(0.0, deadline - time.monotonic()))
 
 
-def _release_results_reader(results: object) -> None:
+def _close_results_writer(results: object) -> None:
     """Close this process's end for writing of the pool's result queue, once every worker (its
     only other writer) is dead: the manager thread may be reading a result a worker was killed
     in the middle of writing, and with no writer left that read ends (end of file: the pool is
@@ -200,7 +200,7 @@ def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
 #: The signals the CLI turns into an exception (``llkgen.console.STOP``'s).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
 
-#: Whether a thread can hold signals back (POSIX); elsewhere there are no workers to fork.
+#: Whether a thread can hold signals back (POSIX; on Windows the signals are not held).
 CAN_BLOCK = hasattr(signal, "pthread_sigmask")
 
 
