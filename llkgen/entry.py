@@ -10,10 +10,18 @@ which search core runs without importing it.
 It also owns what the command prints last: standard output. A write error there (a full disk
 under ``> file``, an I/O error) is one ``Error:`` line on stderr and exit 1, wherever the write
 happened, the flush at exit included; a closed pipe ends the command quietly, as Click does.
+
+And the process's last moments: once its last exit function has run, the interpreter puts
+back the default action of every signal it handled, and a Ctrl-C then killed a finished run
+by SIGINT, with no message (tests/test_workers.py's 40 Ctrl-Cs at random points of ``make``). So
+the exit function that runs last (registered first, before any module that registers one)
+ignores Ctrl-C and SIGTERM: nothing is left to stop or to wait for, and the process ends with
+the code it already has. Before that, :func:`llkgen.console.run_app` handles them.
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import sys
@@ -28,6 +36,7 @@ from llkgen._version import version_line
 def main() -> None:
     """Print :func:`version_line` for ``llkgen --version``; run :func:`llkgen.cli.main` on
     anything else. A write error on standard output: one ``Error:`` line, exit 1."""
+    atexit.register(_ignore_late_signals)  # the first registered runs last
     stdout = sys.stdout = _Watched(sys.stdout)
     try:
         try:
@@ -50,6 +59,17 @@ def _run() -> None:
     from llkgen.cli import main as cli_main
 
     cli_main()
+
+
+def _ignore_late_signals() -> None:
+    """Ignore Ctrl-C and SIGTERM for the rest of the exit: only the interpreter's own teardown
+    is left, with no thread to join and no process to wait for (standard output was flushed
+    by :func:`main`)."""
+    import signal  # here, for cost: its enums take a millisecond that ``--version`` need not pay
+
+    for name in ("SIGINT", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 class _Watched:

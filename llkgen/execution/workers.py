@@ -15,12 +15,35 @@
 Workers ignore SIGINT: Ctrl-C in a terminal reaches the whole process group, and it is the
 parent's job to stop the run (and say so), not each worker's to print a traceback.
 
-Shutdown never waits on a worker without a bound once anything has gone wrong. A signal can
-land anywhere, the normal shutdown included; wherever it lands, the workers are terminated,
-then killed if they have not gone within :data:`JOIN_SECONDS`, before the exception goes on. The
-CLI ignores further signals while it says goodbye, and the interpreter's exit joins the pool's
-threads without a timeout: a worker left alive then (one blocked on the call queue's lock,
-waiting for a shutdown sentinel that never came) held the parent until SIGKILL.
+**Stopping is bounded, wherever the signal lands.** The CLI turns Ctrl-C and SIGTERM into an
+exception in the parent's main thread (``llkgen.console.Stopped``); the workers get the
+Ctrl-C too (ignored) and SIGTERM only from the parent. Stage by stage:
+
+* *While a worker is forked* (the pool starts its workers in its first ``submit``): the
+  signals are held, in the parent and in the new worker, and delivered once the fork is done
+  (:func:`_signals_after_fork`). The stop then goes on as below; a SIGTERM the worker got
+  before its initializer ran ends it as soon as the initializer unblocks it.
+* *In the ``with`` body, or in the normal ``shutdown(wait=True)`` at its end* (which waits for
+  the submitted work, without a bound, for as long as nothing goes wrong): the exception
+  reaches :func:`worker_pool`'s ``except``, and :func:`_terminate` stops the pool: SIGTERM to
+  every worker, at most :data:`JOIN_SECONDS` for all of them to end, SIGKILL to any left and
+  :data:`JOIN_SECONDS` more, then at most :data:`MANAGER_GRACE` for the pool's manager thread.
+  A second signal inside it cannot leave a worker alive (its ``finally`` kills them). Bound:
+  ``2 * JOIN_SECONDS + MANAGER_GRACE``; in practice a few milliseconds, as SIGTERM is the
+  workers' default action.
+* *At the interpreter's exit*, which joins the pool's manager thread with no timeout
+  (``concurrent.futures``' exit hook, then ``threading``'s): a stopped pool's manager has
+  nothing left to wait for. Its workers are dead, so it sees them gone instead of waiting for
+  results, and its read of a result a worker was killed in the middle of writing ends, since
+  the parent's own end for writing is closed (:func:`_close_results_writer`). And the CLI
+  ignores signals only while it prints its one-line goodbye: from then on, and after a command
+  that ended on its own, a signal ends the process at once (``llkgen.console.end_at_once``),
+  so no wait at exit outlasts a Ctrl-C.
+
+The stop once waited on a worker with no bound: Ctrl-C to ``make --jobs 2 --resume`` printed
+"Interrupted." and never exited, the parent ignoring every signal while the interpreter's
+exit joined a worker left alive. And it once waited 5 s: a worker that got its SIGTERM between
+its fork and its initializer lost it (see :func:`_signals_after_fork`).
 """
 
 from __future__ import annotations
@@ -39,9 +62,12 @@ from contextlib import contextmanager
 #: How often a worker checks that its parent is still alive.
 PARENT_POLL_SECONDS = 0.25
 
-#: How long a terminated worker is waited for before it is killed (SIGKILL cannot be ignored
-#: or blocked; SIGTERM is the workers' default action, so this is rarely reached).
-JOIN_SECONDS = 5.0
+#: How long terminated workers are waited for, all together, before any left is killed, and how
+#: long killed ones are waited for then. SIGTERM is the workers' default action and is never
+#: blocked once a worker is set up (before that, it is held and taken by the initializer), so
+#: a worker ends as soon as it is scheduled; this bound is for one that is not, and it keeps
+#: the whole stop under the 3 s a Ctrl-C may take (tests/test_workers.py).
+JOIN_SECONDS = 1.0
 
 #: How long a stop waits for the pool's manager thread to see the dead workers and finish:
 #: bounded, as a ``--budget`` stop promises the prompt back within 0.5 s. When it does not finish
@@ -52,7 +78,8 @@ MANAGER_GRACE = 0.3
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool of ``jobs`` workers, terminated if the ``with`` body raises and shut down
-    normally (waiting for submitted work) otherwise."""
+    normally (waiting for submitted work) otherwise. Stopping is bounded: see the module's
+    docstring for what happens on a signal at each stage, and which bound applies."""
     context = multiprocessing.get_context()
     # The worker's parent is this process, except under forkserver, whose server forks the
     # workers (and exits when this process does, so the workers then follow it).
@@ -73,9 +100,12 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
     """Stop ``pool`` now: its workers are gone when this returns, even if a second signal
-    interrupts it (the ``finally`` kills whatever the interrupted steps left alive)."""
-    # The worker table is the executor's own, and it is only read here.
+    interrupts it (the ``finally`` kills whatever the interrupted steps left alive). Takes at
+    most ``2 * JOIN_SECONDS + MANAGER_GRACE``, whatever the workers were doing."""
+    # The worker table and the result queue are the executor's own, and only read here: the
+    # shutdown below drops the executor's references to them.
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    results = getattr(pool, "_result_queue", None)
     pool._llkgen_stopped = True  # type: ignore[attr-defined]  # read by _quiet_when_stopped
     try:
         terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
@@ -86,18 +116,38 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             for p in processes:
                 if p.is_alive():
                     p.terminate()
-        for p in processes:
-            p.join(JOIN_SECONDS)
+        _join(processes, JOIN_SECONDS)
     finally:
-        for p in processes:
-            if p.is_alive():
-                p.kill()
-                p.join(JOIN_SECONDS)
+        stragglers = [p for p in processes if p.is_alive()]
+        for p in stragglers:
+            p.kill()
+        _join(stragglers, JOIN_SECONDS)
+    if not any(p.is_alive() for p in processes):
+        _close_results_writer(results)
     # Let the pool's own threads see the dead workers and finish before the caller goes on (and
     # perhaps exits); bounded, and what is left is quiet (_quiet_wakeup).
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(MANAGER_GRACE)
+
+
+def _join(processes: list[multiprocessing.process.BaseProcess], seconds: float) -> None:
+    """Wait for ``processes`` to end, all of them within ``seconds`` together (not each)."""
+    deadline = time.monotonic() + seconds
+    for p in processes:
+        p.join(max(0.0, deadline - time.monotonic()))
+
+
+def _close_results_writer(results: object) -> None:
+    """Close this process's end for writing of the pool's result queue, once every worker (its
+    only other writer) is dead: the manager thread may be reading a result a worker was killed
+    in the middle of writing, and with no writer left that read ends (end of file: the pool is
+    broken, which it is) instead of waiting for bytes that will never come. Nothing in this
+    process writes to that queue; only the executor's normal shutdown closes it, and a stopped
+    pool never runs that."""
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def _quiet_when_stopped(pool: ProcessPoolExecutor) -> None:
@@ -150,35 +200,84 @@ def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
 #: The signals the CLI turns into an exception (``llkgen.console.STOP``'s).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
 
+#: Whether a thread can hold signals back (POSIX; on Windows the signals are not held).
+CAN_BLOCK = hasattr(signal, "pthread_sigmask")
+
 
 def _signals_after_fork(pool: ProcessPoolExecutor) -> None:
-    """Hold Ctrl-C and SIGTERM while ``pool`` forks a worker, and deliver them after.
+    """Hold Ctrl-C and SIGTERM while ``pool`` starts a worker, and deliver them after, to the
+    parent and to the new worker alike.
 
-    A fork runs the interpreter's at-fork hooks (``logging``'s lock release among them) in the
-    parent, and an exception raised in one is printed ("Exception ignored in: <function
+    In the parent: a fork runs the interpreter's at-fork hooks (``logging``'s lock release
+    among them), and an exception raised in one is printed ("Exception ignored in: <function
     _releaseLock>") and dropped: the CLI's handler raised its stop there, the stop was lost and
-    the run went on, once in 40 Ctrl-Cs at random points of ``make --jobs 2 --resume``. So,
-    while the main thread forks, the handlers only note the signal; once the fork is done the
-    previous handlers are back and the first signal noted goes to its handler then."""
+    the run went on. The main thread blocks the signals (a signal sent while no other thread
+    can take it waits, pending, until they are unblocked), and the Python handlers only note a
+    signal that another thread took; once the worker is started, the handlers are put back,
+    then the signals unblocked (a pending one goes to its handler then), then a noted one is
+    delivered.
+
+    In the worker: it starts with the forking thread's blocked signals, so a SIGTERM from
+    :func:`_terminate` that reaches it before its initializer is kept pending, not run by the
+    noting handler it inherited. :func:`_init_worker` sets its handlers, then unblocks them:
+    the pending SIGTERM ends it then. (Before, that SIGTERM was noted and forgotten, the worker
+    went on to wait for work, and the parent's stop waited 5 s for it before killing it: a
+    Ctrl-C at that moment of ``make --jobs 2 --resume`` took 5.4 s to exit.)
+
+    The handlers are swapped with the signals blocked in this thread, and put back one by one
+    in nested ``finally`` blocks: a signal taken by another thread meanwhile runs the old or
+    the new handler, never none, and a stop raised by a handler put back cannot leave the
+    other one swapped."""
     spawn = getattr(pool, "_spawn_process", None)  # the executor's own; wrapped on the instance
     if spawn is None:
         return
 
     def held() -> None:
         if threading.current_thread() is not threading.main_thread():
-            spawn()  # only the main thread runs Python signal handlers (or may set them)
+            with _blocked():  # only the main thread runs Python signal handlers (or may set them)
+                spawn()
             return
         noted: list[int] = []
-        previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in STOP_SIGNALS}
-        try:
-            spawn()
-        finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
-            if noted:
-                _deliver(noted[0], previous[noted[0]])
+
+        def note(signum: int, frame: object) -> None:
+            noted.append(signum)
+
+        previous: dict[int, object] = {}
+        with _blocked():
+            try:
+                for s in STOP_SIGNALS:
+                    previous[s] = signal.signal(s, note)
+                spawn()
+            finally:
+                _restore(list(previous.items()))
+        if noted:
+            _deliver(noted[0], previous[noted[0]])
 
     pool._spawn_process = held  # type: ignore[attr-defined]
+
+
+@contextmanager
+def _blocked() -> Iterator[None]:
+    """Block :data:`STOP_SIGNALS` in this thread for the ``with`` body; a process forked in it
+    starts with them blocked."""
+    if not CAN_BLOCK:
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _restore(handlers: list[tuple[int, object]]) -> None:
+    """Put back each ``(signal, handler)``, all of them even if a handler put back raises."""
+    if handlers:
+        (signum, handler), rest = handlers[0], handlers[1:]
+        try:
+            signal.signal(signum, handler)  # type: ignore[arg-type]  # as signal.signal returned it
+        finally:
+            _restore(rest)
 
 
 def _deliver(signum: int, handler: object) -> None:
@@ -197,10 +296,14 @@ PR_SET_PDEATHSIG = 1
 def _init_worker(parent: int | None = None) -> None:
     """Set up a worker: default signal handling, and death with ``parent`` (the pid that
     started the pool; ``None``: whatever process forked this one)."""
-    # A forked worker inherits the parent's handlers; give it the defaults a worker needs.
+    # A forked worker inherits the parent's handlers; give it the defaults a worker needs, then
+    # take the signals held since the fork (_signals_after_fork): a Ctrl-C is dropped, a
+    # SIGTERM ends the worker here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if CAN_BLOCK:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     if not hasattr(os, "getppid"):
         return
     if parent is None:
