@@ -96,8 +96,9 @@ def native() -> list:
 def checked() -> dict:
     """With ``LLKGEN_CHECK`` set (any non-empty value), the C modules are built with their
     ``assert``s on: ``LLKGEN_CHECK`` defined and ``NDEBUG`` (which Python's compiler flags set)
-    undefined (``llkgen/_native/check.h``). A debugging build, several times slower; without it
-    the asserts compile out."""
+    undefined (``llkgen/_native/check.h``). A debugging build: the gravity search runs about 1.4
+    times slower, the model players several times (they also compare every updated move list
+    with a fresh one). Without it the asserts compile out."""
     if not os.environ.get("LLKGEN_CHECK"):
         return {}
     return {"define_macros": [("LLKGEN_CHECK", "1")], "undef_macros": ["NDEBUG"]}

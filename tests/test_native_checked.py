@@ -64,11 +64,12 @@ def _build(dest: Path, flags: list[str]) -> Path:
     put on the path."""
     shutil.copytree(ROOT / "llkgen", dest / "llkgen",
                     ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
-    cflags = shlex.split(sysconfig.get_config_var("CFLAGS") or "") + shlex.split(sysconfig.get_config_var("CCSHARED") or "")
+    cflags = [*shlex.split(sysconfig.get_config_var("CFLAGS") or ""),
+              *shlex.split(sysconfig.get_config_var("CCSHARED") or ""), f"-I{sysconfig.get_paths()['include']}"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     for module, source in MODULES.items():
         out = dest / (module.replace(".", "/") + suffix)
-        cmd = [*_compiler(), *cflags, f"-I{sysconfig.get_paths()['include']}", *flags, str(ROOT / source), "-o", str(out)]
+        cmd = [*_compiler(), *cflags, *flags, str(ROOT / source), "-o", str(out)]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, f"{shlex.join(cmd)}\n{r.stderr}"
     return dest

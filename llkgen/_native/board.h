@@ -7,8 +7,10 @@
  * always in it: H = rows + 2 rows of W = cols + 2 cells, cell p at row p / W, column p % W. Each
  * row's and column's empty cells fit one 64-bit mask, so rows and cols are 1 to 62; game_read
  * refuses anything else. A cell holds WALL (-1), 0 (empty) or a tile's type, renumbered
- * 1..ntypes in increasing order of the caller's values: both modules need only which tiles
- * match, never the values themselves, and a type is then an index into per-type arrays.
+ * 1..ntypes in order of first sight (row-major): both modules need only which tiles match,
+ * never the values themselves, and a type is then an index into per-type arrays. The gravity
+ * search's move lists are built type by type, so that order is the one its measured speed and
+ * node counts come from.
  * type_off[t] is where type t's tiles start in a list of all tiles by type (type_off[ntypes +
  * 1] is the number of tiles).
  *
@@ -79,14 +81,14 @@ static void game_free(Game *G)
     memset(G, 0, sizeof *G);
 }
 
-/* The reach of the tile at row r, column c of board g with masks rowE, colE (links.h): a tile
- * with no empty neighbour reaches nothing, and its runs are not measured (most tiles of a full
- * board). */
-static inline void reach_at(const Game *G, const cell_t *g, const uint64_t *rowE, const uint64_t *colE, int r,
-                            int c, Reach *a)
+/* The reach of the tile at p (row r, column c: the caller has all three at hand) on board g
+ * with masks rowE, colE (links.h): a tile with no empty neighbour reaches nothing, and its runs
+ * are not measured (most tiles of a full board). */
+static inline void reach_at(const Game *G, const cell_t *g, const uint64_t *rowE, const uint64_t *colE, int p,
+                            int r, int c, Reach *a)
 {
-    int p = r * G->W + c, W = G->W;
-    assert(0 < r && r < G->H - 1 && 0 < c && c < G->W - 1 && g[p] > 0); /* a tile, inside the ring */
+    int W = G->W;
+    assert(p == r * W + c && 0 < r && r < G->H - 1 && 0 < c && c < W - 1 && g[p] > 0); /* a tile, inside the ring */
     a->r = r;
     a->c = c;
     a->open = g[p - 1] == 0 || g[p + 1] == 0 || g[p - W] == 0 || g[p + W] == 0;
@@ -97,7 +99,7 @@ static inline void reach_at(const Game *G, const cell_t *g, const uint64_t *rowE
 }
 
 /* The empty cells of board g, as masks by row and by column (the ring's never change). */
-static void board_masks(const Game *G, const cell_t *g, uint64_t *rowE, uint64_t *colE)
+static inline void board_masks(const Game *G, const cell_t *g, uint64_t *rowE, uint64_t *colE)
 {
     memcpy(rowE, G->ringE_row, sizeof(uint64_t) * G->H);
     memcpy(colE, G->ringE_col, sizeof(uint64_t) * G->W);
@@ -144,7 +146,7 @@ static int line_sequence(const Game *G, int k, const cell_t *g, const int16_t *i
 
 /* Compact line k of board g towards the gravity side, keeping its tiles' order and its walls in
  * place; with id, carry each tile's identity along (id[p] is -1 on a cell with no tile). */
-static inline void compact_line(const Game *G, int k, cell_t *g, int16_t *id)
+static void compact_line(const Game *G, int k, cell_t *g, int16_t *id)
 {
     assert(0 <= k && k < G->nlines);
     const int *line = G->line_cells + G->line_off[k];
@@ -234,15 +236,19 @@ static long long *read_cells(int rows, int cols, PyObject *cells_obj)
     return values;
 }
 
-/* The padded start from the values: types renumbered 1..ntypes in increasing order, the ring
+/* The padded start from the values: types renumbered 1..ntypes in order of first sight, the ring
  * empty (border) or walls, each type's place in a list by type, and the masks of the ring and
  * the walls. 0 without memory. */
 static int place_cells(Game *G, const long long *values, int border)
 {
     int area = G->rows * G->cols, ntiles = 0, ntypes = 0;
-    long long *types = malloc(sizeof(long long) * (area + 1));
-    if (types == NULL)
+    long long *types = malloc(sizeof(long long) * (area + 1)); /* the distinct values, sorted */
+    int *number = calloc(area + 1, sizeof(int));               /* ... and each one's type, once seen */
+    if (types == NULL || number == NULL) {
+        free(types);
+        free(number);
         return 0;
+    }
     for (int i = 0; i < area; i++)
         if (values[i] > 0)
             types[ntiles++] = values[i];
@@ -256,6 +262,7 @@ static int place_cells(Game *G, const long long *values, int border)
     G->type_off = calloc(ntypes + 2, sizeof(int));
     if (G->type_off == NULL) {
         free(types);
+        free(number);
         return 0;
     }
     for (int p = 0; p < G->n; p++) {
@@ -268,11 +275,11 @@ static int place_cells(Game *G, const long long *values, int border)
             G->ringE_col[c] |= 1ULL << r;
         }
     }
-    for (int i = 0; i < area; i++) {
+    for (int i = 0, seen = 0; i < area; i++) {
         int r = i / G->cols + 1, c = i % G->cols + 1, p = r * G->W + c;
         long long v = values[i];
         if (v > 0) {
-            int lo = 0, hi = ntypes - 1; /* binary search: the type's new number */
+            int lo = 0, hi = ntypes - 1; /* binary search: the value's place among the types */
             while (lo < hi) {
                 int mid = (lo + hi) / 2;
                 if (types[mid] < v)
@@ -281,8 +288,10 @@ static int place_cells(Game *G, const long long *values, int border)
                     hi = mid;
             }
             assert(types[lo] == v);
-            G->start[p] = (cell_t)(lo + 1);
-            G->type_off[lo + 2]++;
+            if (number[lo] == 0)
+                number[lo] = ++seen;
+            G->start[p] = (cell_t)number[lo];
+            G->type_off[number[lo] + 1]++;
         } else {
             G->start[p] = (cell_t)v;
             if (v == WALL)
@@ -293,6 +302,7 @@ static int place_cells(Game *G, const long long *values, int border)
         G->type_off[t] += G->type_off[t - 1];
     G->inner = span(1, G->cols);
     free(types);
+    free(number);
     return 1;
 }
 

@@ -180,7 +180,7 @@ static void survey_tiles(Work *Wk, const Pos *P)
             Wk->tiles[n++] = p;
             Wk->index[p] = Wk->fill[t];
             Wk->list[G->type_off[t] + Wk->fill[t]++] = p;
-            reach_at(G, g, P->rowE, P->colE, r, c, &Wk->reach[p]);
+            reach_at(G, g, P->rowE, P->colE, p, r, c, &Wk->reach[p]);
         }
     Wk->ntiles = n;
     assert(n == P->tiles);
@@ -221,7 +221,7 @@ static int any_move(Work *Wk, const Pos *P)
         for (uint64_t bits = G->inner & ~P->rowE[r] & ~G->wall_row[r]; bits; bits &= bits - 1) {
             int c = ctz64(bits), p = r * W + c, t = g[p];
             Reach *a = &Wk->reach[p];
-            reach_at(G, g, P->rowE, P->colE, r, c, a);
+            reach_at(G, g, P->rowE, P->colE, p, r, c, a);
             int *ps = Wk->list + G->type_off[t];
             for (int j = 0; j < Wk->fill[t]; j++)
                 if (linked(P->rowE, P->colE, &Wk->reach[ps[j]], a))
@@ -368,7 +368,7 @@ static void links_through(Work *Wk, const Pos *P, Move *moves, int *nm, int x, i
     for (int i = 0; i < nends; i++) {
         int e = ends[i], t = g[e];
         Reach a, b;
-        reach_at(G, g, P->rowE, P->colE, G->row[e], G->col[e], &a);
+        reach_at(G, g, P->rowE, P->colE, e, G->row[e], G->col[e], &a);
         /* the tiles of e's type: without gravity the start's (tiles never move; those gone are
          * skipped), under gravity this position's survey (moves_after_gravity takes it first) */
         const int *ts = G->gravity ? Wk->list + G->type_off[t] : Wk->start_list + G->type_off[t];
@@ -377,7 +377,7 @@ static void links_through(Work *Wk, const Pos *P, Move *moves, int *nm, int x, i
             int f = ts[j];
             if (f == e || g[f] != t)
                 continue;
-            reach_at(G, g, P->rowE, P->colE, G->row[f], G->col[f], &b);
+            reach_at(G, g, P->rowE, P->colE, f, G->row[f], G->col[f], &b);
             if (linked(P->rowE, P->colE, &a, &b))
                 add_fresh(Wk, moves, nm, e, f);
         }

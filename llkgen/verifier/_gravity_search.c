@@ -169,10 +169,9 @@ static void table_add(Table *t, const uint64_t *k)
     }
 }
 
-static inline void reach_of(const Game *G, const cell_t *g, const uint64_t *rowE, const uint64_t *colE, int p,
-                            Reach *a)
+static void reach_of(const Game *G, const cell_t *g, const uint64_t *rowE, const uint64_t *colE, int p, Reach *a)
 {
-    reach_at(G, g, rowE, colE, G->row[p], G->col[p], a);
+    reach_at(G, g, rowE, colE, p, G->row[p], G->col[p], a);
 }
 
 /* ---- the search: lines of play taking turns over one table ------------------------------- */
