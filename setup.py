@@ -24,8 +24,9 @@ a failed compile drops every compiled module, so no wheel holds half a core.
 Two modules are written in C rather than compiled from Python: the move search under gravity
 (``llkgen/verifier/_gravity_search.c``; ``llkgen/verifier/native.py`` says why and when it
 runs) and the model players that measure difficulty (``llkgen/analysis/_players.c``;
-``llkgen/analysis/native_players.py``). They share the link test in
-``llkgen/verifier/_links.h``. They have no Python source to shadow, so they are built by
+``llkgen/analysis/native_players.py``). They share the padded board and the link test in
+``llkgen/_native/`` (``board.h``, ``links.h``); ``LLKGEN_CHECK=1`` builds them with their
+``assert``s on (:func:`checked`). They have no Python source to shadow, so they are built by
 editable installs too, and only ``LLKGEN_PURE=1`` leaves them out. Without them the Python
 code they stand in for runs alone, with the same results.
 
@@ -86,14 +87,21 @@ def native() -> list:
     """The modules written in C (:data:`NATIVE`), unless ``LLKGEN_PURE`` is set (module docstring)."""
     if os.environ.get("LLKGEN_PURE"):
         return []
-    return [
-        Extension("llkgen.verifier._gravity_search", ["llkgen/verifier/_gravity_search.c"],
-                  depends=["llkgen/verifier/_links.h"], optional=True),
-        Extension("llkgen.analysis._players", ["llkgen/analysis/_players.c"],
-                  depends=["llkgen/verifier/_links.h", *(f"llkgen/analysis/_players_{part}.h"
-                                                         for part in ("board", "moves", "setup"))],
-                  optional=True),
-    ]
+    shared = [f"llkgen/_native/{h}" for h in ("board.h", "links.h", "check.h")]
+    return [Extension(name, [source], depends=shared, optional=True, **checked())
+            for name, source in (("llkgen.verifier._gravity_search", "llkgen/verifier/_gravity_search.c"),
+                                 ("llkgen.analysis._players", "llkgen/analysis/_players.c"))]
+
+
+def checked() -> dict:
+    """With ``LLKGEN_CHECK`` set (any non-empty value), the C modules are built with their
+    ``assert``s on: ``LLKGEN_CHECK`` defined and ``NDEBUG`` (which Python's compiler flags set)
+    undefined (``llkgen/_native/check.h``). A debugging build: the gravity search runs about 1.4
+    times slower, the model players several times (they also compare every updated move list
+    with a fresh one). Without it the asserts compile out."""
+    if not os.environ.get("LLKGEN_CHECK"):
+        return {}
+    return {"define_macros": [("LLKGEN_CHECK", "1")], "undef_macros": ["NDEBUG"]}
 
 
 def fallback(reason: str) -> None:

@@ -50,6 +50,9 @@ from typing import Callable, NamedTuple, Sequence
 from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
 from llkgen.game.gravity import compact
 
+#: Two tiles by their padded indices: a move on a :class:`Grid`, or a pair a search considers.
+Pair = tuple[int, int]
+
 #: Width of the frame around a padded board: the border ring plus a sentinel wall ring.
 PAD = 2
 

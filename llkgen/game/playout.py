@@ -37,9 +37,7 @@ With gravity, tiles move after every removal and paths can close again; see
 from __future__ import annotations
 
 from llkgen.game.board import Board, Cell, Rules
-from llkgen.game.grid import Grid, run
-
-Pair = tuple[int, int]
+from llkgen.game.grid import Grid, Pair, run
 
 
 class Playout:

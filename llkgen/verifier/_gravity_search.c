@@ -6,7 +6,9 @@
  * The board is padded with a one-cell ring (empty and passable with the border rule, a wall
  * without it), so a path never leaves the array. Each row and column keeps a 64-bit mask of
  * its empty cells, so padded boards up to 64 x 64 (62 x 62 playable) are accepted; the
- * caller checks.
+ * caller checks. The board, its gravity lines and their compaction are ../_native/board.h,
+ * the link rule ../_native/links.h: both shared with the model players (analysis/_players.c).
+ * A build with LLKGEN_CHECK asserts the invariants argued here (../_native/check.h).
  *
  * The link rule (at most two turns, every cell passed empty) is decided from each tile's
  * straight-line reach, found with a count of trailing bits: two tiles link when they see
@@ -50,6 +52,9 @@
  * the Python search. The clock is read every 1024 nodes, and Python's signal handlers run
  * every 65536, so Ctrl-C stops a long search.
  *
+ * search() parses its arguments and reads the board (parse), sets up the search (run_setup),
+ * races the lines (run_race) and frees what it set up (run_free), each a function of its own.
+ *
  * Returns (status, nodes, moves, recorded): status "solvable" (moves: the removal order, each
  * pair as ((row, col), (row, col)) on the board at that moment), "unsolvable" (the search
  * finished: no order clears the board), or "nodes" / "seconds" (the budget that ran out);
@@ -64,28 +69,7 @@
 #ifdef _MSC_VER
 #include <windows.h>
 #endif
-#include "_links.h"
-
-#define WALL (-1)
-
-typedef int16_t cell_t;
-
-enum { G_DOWN = 1, G_UP = 2, G_LEFT = 3, G_RIGHT = 4 };
-
-typedef struct {
-    int H, W, n;        /* padded rows, columns, cells */
-    int ntypes;         /* types renumbered 1..ntypes */
-    int ntiles, words;  /* starting tiles, 64-bit words of a removed set */
-    int *row, *col;     /* per padded cell: its row and column */
-    int *line_of;       /* per padded cell: its line (-1 for the ring) */
-    int *walled;        /* per line: whether it holds a wall (so more than one run) */
-    uint64_t ringE_row[64], ringE_col[64]; /* the ring's empty cells, by row and by column */
-    int *line_off;      /* lines' cell lists: line_cells[line_off[k] .. line_off[k+1]) */
-    int *line_cells;    /* padded indices, each line from the gravity side outwards */
-    int nlines;
-    int *depth;         /* per padded cell: distance from the gravity side */
-    int *type_off;      /* per type: offset of its tiles in a node's scratch list */
-} Game;
+#include "../_native/board.h"
 
 typedef struct {
     uint64_t *keys;     /* cap * words; an all-zero key marks an empty slot */
@@ -108,6 +92,7 @@ static int table_has(const Table *t, const uint64_t *k)
 {
     if (t->count == 0)
         return 0;
+    assert(t->count * 10 <= t->cap * 7 && (t->cap & (t->cap - 1)) == 0); /* a free slot ends every probe */
     size_t mask = t->cap - 1, i = hash_key(k, t->words) & mask;
     for (;;) {
         const uint64_t *s = t->keys + i * t->words;
@@ -151,6 +136,12 @@ static void table_put(uint64_t *keys, size_t cap, int words, const uint64_t *k)
 /* Record a dead position (a nonzero key). Grows the table at 70% load while the cap allows. */
 static void table_add(Table *t, const uint64_t *k)
 {
+#ifndef NDEBUG
+    int nonzero = 0;
+    for (int w = 0; w < t->words; w++)
+        nonzero |= k[w] != 0;
+    assert(nonzero); /* an all-zero key marks an empty slot */
+#endif
     if ((t->count + 1) * 10 > t->cap * 7) {
         size_t cap = t->cap * 2;
         uint64_t *keys = NULL;
@@ -180,37 +171,7 @@ static void table_add(Table *t, const uint64_t *k)
 
 static void reach_of(const Game *G, const cell_t *g, const uint64_t *rowE, const uint64_t *colE, int p, Reach *a)
 {
-    a->r = G->row[p];
-    a->c = G->col[p];
-    /* a tile with no empty neighbour reaches nothing: no run to measure (most tiles of a full board) */
-    a->open = g[p - 1] == 0 || g[p + 1] == 0 || g[p - G->W] == 0 || g[p + G->W] == 0;
-    if (!a->open)
-        return;
-    reach(rowE[a->r], a->c, &a->hl, &a->hr);
-    reach(colE[a->c], a->r, &a->vu, &a->vd);
-}
-
-/* Compact one line towards the gravity side, carrying tile identities along. */
-static void compact_line(const Game *G, int k, cell_t *g, int16_t *id)
-{
-    const int *line = G->line_cells + G->line_off[k];
-    int len = G->line_off[k + 1] - G->line_off[k], dest = 0;
-    for (int i = 0; i < len; i++) {
-        int p = line[i];
-        cell_t v = g[p];
-        if (v == WALL) {
-            dest = i + 1;
-        } else if (v > 0) {
-            if (i != dest) {
-                int j = line[dest];
-                g[j] = v;
-                g[p] = 0;
-                id[j] = id[p];
-                id[p] = -1;
-            }
-            dest++;
-        }
-    }
+    reach_at(G, g, rowE, colE, p, G->row[p], G->col[p], a);
 }
 
 /* ---- the search: lines of play taking turns over one table ------------------------------- */
@@ -281,6 +242,7 @@ static int tick(Search *S)
         return 0;
     }
     S->nodes++;
+    assert(S->max_nodes < 0 || S->nodes <= S->max_nodes);
     if ((S->nodes & 1023) == 0 && S->deadline >= 0 && now() > S->deadline) {
         S->stop = "seconds";
         return 0;
@@ -359,6 +321,8 @@ static int any_set(const uint64_t *k, int words)
  * and adding the two tiles to the removed set `key` (a no-op when they are in it already). */
 static void play(const Game *G, cell_t *g, int16_t *id, uint64_t *key, int p, int q, int settled)
 {
+    assert(p != q && g[p] > 0 && g[p] == g[q]); /* two tiles of one type */
+    assert(0 <= id[p] && id[p] < G->ntiles && 0 <= id[q] && id[q] < G->ntiles);
     key[id[p] >> 6] |= 1ULL << (id[p] & 63);
     key[id[q] >> 6] |= 1ULL << (id[q] & 63);
     g[p] = g[q] = 0;
@@ -371,6 +335,7 @@ static void play(const Game *G, cell_t *g, int16_t *id, uint64_t *key, int p, in
         for (int k = 0; k < G->nlines; k++)
             compact_line(G, k, g, id);
     }
+    assert_settled(G, g); /* after every move: only p's and q's lines changed */
 }
 
 /* Take stock of a board: its tiles by type, in board order (scratch, from each type's offset,
@@ -394,6 +359,11 @@ static void survey(Search *S, const cell_t *g)
             }
         }
     S->tiles = tiles;
+#ifndef NDEBUG
+    for (int t = 1; t <= G->ntypes; t++) /* each type's list within its place, and even */
+        assert(S->fill[t] <= G->type_off[t + 1] - G->type_off[t] &&
+               S->fill[t] % 2 == (G->type_off[t + 1] - G->type_off[t]) % 2);
+#endif
 }
 
 /* The first linkable pair of type t's tiles in board order (the survey must be current), as
@@ -437,6 +407,8 @@ static int clear_type(Search *S, Line *L, int lv, int t)
     for (;;) {
         const int *ps = S->scratch + G->type_off[t];
         int a = ps[i], b = ps[j];
+        assert(0 <= i && i < j && j < S->fill[t]);
+        assert(2 * (L->coff[lv] + L->ccnt[lv] + played + 1) <= G->ntiles + 2); /* room in cmoves */
         cm[2 * played] = a;
         cm[2 * played + 1] = b;
         played++;
@@ -519,6 +491,7 @@ static int list_moves(Search *S, Line *L, int lv)
     const cell_t *g = L->g + (size_t)lv * G->n;
     int ntypes = G->ntypes;
     int base = lv ? L->off[lv - 1] + L->cnt[lv - 1] : 0;
+    assert(0 <= lv && lv <= S->maxdepth);
     L->off[lv] = base;
     L->cnt[lv] = 0;
     L->idx[lv] = 0;
@@ -571,6 +544,9 @@ static int list_moves(Search *S, Line *L, int lv)
         }
         out[j] = m;
     }
+    assert((size_t)k <= pairs);
+    for (int i = 1; i < k; i++)
+        assert(out[i - 1].key <= out[i].key);
     L->cnt[lv] = k;
     return k;
 }
@@ -579,6 +555,7 @@ static int list_moves(Search *S, Line *L, int lv)
 static int enter(Search *S, Line *L, int lv)
 {
     const Game *G = S->G;
+    assert(0 <= lv && lv <= S->maxdepth && L->settled[lv] == (lv > 0 || S->root_settled));
     survey(S, L->g + (size_t)lv * G->n);
     closure(S, L, lv);
     if (S->tiles == 0) { /* the survey is current after the clearings */
@@ -629,6 +606,7 @@ static int step(Search *S, Line *L)
     while (L->level >= 0) {
         int lv = L->level;
         if (L->idx[lv] < L->cnt[lv]) {
+            assert(lv < S->maxdepth); /* a level has a move only while it has tiles: at most ntiles / 2 */
             Move m = L->moves[L->off[lv] + L->idx[lv]++];
             const int16_t *ids = L->id + (size_t)lv * n;
             uint64_t *child = L->key0 + (size_t)(lv + 1) * words;
@@ -677,6 +655,7 @@ static PyObject *witness(const Search *S, const Line *L)
             } else {
                 break;
             }
+            assert(!on_ring(G, p) && !on_ring(G, q) && p != q);
             PyObject *pair = Py_BuildValue("((ii)(ii))", p / G->W - 1, p % G->W - 1, q / G->W - 1, q % G->W - 1);
             if (pair == NULL || PyList_Append(out, pair) < 0) {
                 Py_XDECREF(pair);
@@ -709,6 +688,7 @@ static long long luby(long long i) /* 1, 1, 2, 1, 1, 2, 4, ... for i = 1, 2, 3, 
  * result; *winner is the line that found a clearing. */
 static int race(Search *S, Line *lines, Line *restart, int dive, int slice, Line **winner)
 {
+    assert(dive >= 0 && slice >= 1);
     for (int k = 0; k < dive; k++) {
         int r = step(S, &lines[0]);
         if (r != STEP_GOING) {
@@ -746,237 +726,172 @@ static int race(Search *S, Line *lines, Line *restart, int dive, int slice, Line
     }
 }
 
-static void game_free(Game *G)
+/* ---- the Python function: parse, set up, race, free ------------------------------------ */
+
+/* What search() was asked: the board is read into the game (game_read), the rest kept here. */
+typedef struct {
+    long long max_nodes, max_table_mb;
+    double seconds;
+    int dive, slice;    /* the first line's head start (-1: half the tiles, plus 8) and the turns */
+} Ask;
+
+/* Parse search()'s arguments and read the board into G (zeroed); 0 on an error (set). */
+static int parse(PyObject *args, Game *G, Ask *ask)
 {
-    free(G->row);
-    free(G->col);
-    free(G->line_of);
-    free(G->walled);
-    free(G->line_off);
-    free(G->line_cells);
-    free(G->depth);
-    free(G->type_off);
+    int rows, cols, gravity, border;
+    PyObject *cells_obj;
+    ask->dive = -1;
+    ask->slice = 64;
+    if (!PyArg_ParseTuple(args, "iiOiiLdL|ii", &rows, &cols, &cells_obj, &gravity, &border, &ask->max_nodes,
+                          &ask->seconds, &ask->max_table_mb, &ask->dive, &ask->slice))
+        return 0;
+    if (ask->slice < 1) {
+        PyErr_SetString(PyExc_ValueError, "slice: expected at least 1");
+        return 0;
+    }
+    if (gravity < G_DOWN || gravity > G_RIGHT) {
+        PyErr_SetString(PyExc_ValueError, "gravity: expected 1 (down), 2 (up), 3 (left) or 4 (right)");
+        return 0;
+    }
+    return game_read(G, rows, cols, cells_obj, gravity, border);
+}
+
+/* Everything one search owns besides the game: its state, its table, its lines, and the start's
+ * tile identities (in board order). */
+typedef struct {
+    Search S;
+    Table T;
+    Line lines[LINES + 1];
+    int16_t *root_id;
+} Run;
+
+static void run_free(Run *R)
+{
+    Search *S = &R->S;
+    for (int l = 0; l < LINES + 1; l++)
+        line_free(&R->lines[l]);
+    free(S->scratch);
+    free(S->fill);
+    free(S->far);
+    free(S->order_t);
+    free(S->reaches);
+    free(S->save_g);
+    free(S->save_id);
+    free(S->save_key);
+    free(R->T.keys);
+    free(R->root_id);
+}
+
+/* Set up a search of the game G (read) as asked, into R (zeroed); 0 without memory (set). */
+static int run_setup(Run *R, const Game *G, const Ask *ask)
+{
+    Search *S = &R->S;
+    Table *T = &R->T;
+    R->root_id = malloc(sizeof(int16_t) * G->n);
+    if (R->root_id == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (int p = 0, tiles = 0; p < G->n; p++) /* the starting tiles, numbered in board order */
+        R->root_id[p] = G->start[p] > 0 ? (int16_t)tiles++ : -1;
+    S->G = G;
+    S->T = T;
+    S->root = G->start;
+    S->root_id = R->root_id;
+    S->root_settled = G->start_settled;
+    S->maxdepth = G->ntiles / 2 + 1;
+    S->max_nodes = ask->max_nodes;
+    S->deadline = ask->seconds >= 0 ? now() + ask->seconds : -1.0;
+    S->scratch = malloc(sizeof(int) * (G->ntiles + 1));
+    S->fill = calloc(G->ntypes + 2, sizeof(int));
+    S->far = calloc(G->ntypes + 2, sizeof(int));
+    S->order_t = calloc(G->ntypes + 2, sizeof(int));
+    S->reaches = malloc(sizeof(Reach) * (G->ntiles + 1));
+    S->save_g = malloc(sizeof(cell_t) * G->n);
+    S->save_id = malloc(sizeof(int16_t) * G->n);
+    S->save_key = calloc(G->words, sizeof(uint64_t));
+    T->words = G->words;
+    T->max_bytes = (size_t)(ask->max_table_mb > 0 ? ask->max_table_mb : 0) << 20; /* 0: the first 1,024 slots only */
+    T->cap = 1024;
+    T->keys = calloc(T->cap * T->words, sizeof(uint64_t));
+    int ok = S->scratch && S->fill && S->far && S->order_t && S->reaches && S->save_g && S->save_id && S->save_key &&
+             T->keys;
+    for (int l = 0; l < LINES + 1 && ok; l++)
+        ok = line_init(S, &R->lines[l], l < LINES ? l : ORDER_FAR, 0);
+    if (!ok)
+        PyErr_NoMemory();
+    return ok;
+}
+
+/* Race the lines (race()) and say what they found: (status, nodes, moves, recorded) as the
+ * head comment describes; NULL on an error (set). */
+static PyObject *run_race(Run *R, const Ask *ask)
+{
+    Search *S = &R->S;
+    const Game *G = S->G;
+    Line *winner = NULL;
+    int r = race(S, R->lines, &R->lines[LINES], ask->dive >= 0 ? ask->dive : G->ntiles / 2 + 8, ask->slice, &winner);
+    if (S->failed)
+        return NULL;
+    assert(S->max_nodes < 0 || S->nodes <= S->max_nodes);
+    assert(r == STEP_FOUND || r == STEP_DEAD || S->stop != NULL);
+    const char *status = r == STEP_FOUND ? "solvable" : r == STEP_DEAD ? "unsolvable" : S->stop;
+    PyObject *moves = r == STEP_FOUND ? witness(S, winner) : Py_None;
+    if (moves == NULL)
+        return NULL;
+    if (moves == Py_None)
+        Py_INCREF(Py_None);
+    return Py_BuildValue("(sLNn)", status, S->nodes, moves, (Py_ssize_t)R->T.count);
 }
 
 /* search(rows, cols, cells, gravity, border, max_nodes, seconds, max_table_mb[, dive, slice]) */
 static PyObject *gs_search(PyObject *self, PyObject *args)
 {
     (void)self;
-    int rows, cols, gravity, border;
-    PyObject *cells_obj;
-    long long max_nodes;
-    double seconds;
-    long long max_table_mb;
-    int dive = -1, slice = 64; /* the first line's head start (-1: half the tiles, plus 8) and the turns */
-    if (!PyArg_ParseTuple(args, "iiOiiLdL|ii", &rows, &cols, &cells_obj, &gravity, &border, &max_nodes, &seconds,
-                          &max_table_mb, &dive, &slice))
-        return NULL;
-    if (slice < 1) {
-        PyErr_SetString(PyExc_ValueError, "slice: expected at least 1");
-        return NULL;
-    }
-    if (rows < 1 || cols < 1 || rows > 62 || cols > 62) {
-        PyErr_SetString(PyExc_ValueError, "board: expected 1 to 62 rows and columns");
-        return NULL;
-    }
-    if (gravity < G_DOWN || gravity > G_RIGHT) {
-        PyErr_SetString(PyExc_ValueError, "gravity: expected 1 (down), 2 (up), 3 (left) or 4 (right)");
-        return NULL;
-    }
-    /* a tuple of the cells: a list could be changed under us by an element's __index__ */
-    PyObject *seq = PySequence_Tuple(cells_obj);
-    if (seq == NULL)
-        return NULL;
-    if (PyTuple_GET_SIZE(seq) != (Py_ssize_t)rows * cols) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "cells: expected rows * cols values");
-        return NULL;
-    }
     Game G;
+    Ask ask;
+    Run R;
     memset(&G, 0, sizeof G);
-    G.H = rows + 2;
-    G.W = cols + 2;
-    G.n = G.H * G.W;
-    Search S;
-    memset(&S, 0, sizeof S);
-    Table T;
-    memset(&T, 0, sizeof T);
-    Line lines[LINES + 1];
-    memset(lines, 0, sizeof lines);
+    memset(&R, 0, sizeof R);
     PyObject *result = NULL;
-    cell_t *root = calloc(G.n, sizeof(cell_t));
-    int16_t *root_id = malloc(sizeof(int16_t) * G.n);
-    long long *types = calloc((size_t)rows * cols, sizeof(long long)); /* the distinct types, in order of first sight */
-    int *counts = calloc((size_t)rows * cols + 2, sizeof(int));
-    int ntypes = 0, bad = 0;
-    if (root == NULL || root_id == NULL || types == NULL || counts == NULL) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (int p = 0; p < G.n; p++) {
-        root_id[p] = -1;
-        int r = p / G.W, c = p % G.W;
-        if (!border && (r == 0 || c == 0 || r == G.H - 1 || c == G.W - 1))
-            root[p] = WALL;
-    }
-    for (int i = 0; i < rows * cols && !bad; i++) {
-        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) {
-            bad = 1;
-            break;
-        }
-        int p = (i / cols + 1) * G.W + i % cols + 1;
-        if (v == WALL) {
-            root[p] = WALL;
-        } else if (v > 0) {
-            int t = 0;
-            for (int k = 0; k < ntypes; k++)
-                if (types[k] == v) {
-                    t = k + 1;
-                    break;
-                }
-            if (!t) {
-                types[ntypes++] = v;
-                t = ntypes;
-            }
-            root[p] = (cell_t)t;
-            counts[t]++;
-            root_id[p] = (int16_t)G.ntiles++;
-        } else if (v != 0) {
-            PyErr_SetString(PyExc_ValueError, "cells: expected -1 (wall), 0 (empty) or a tile type >= 1");
-            bad = 1;
-        }
-    }
-    Py_DECREF(seq);
-    if (bad)
-        goto done;
-    G.ntypes = ntypes;
-    G.words = G.ntiles / 64 + 1;
-    G.line_of = malloc(sizeof(int) * G.n);
-    G.row = malloc(sizeof(int) * G.n);
-    G.col = malloc(sizeof(int) * G.n);
-    G.depth = calloc(G.n, sizeof(int));
-    G.type_off = calloc(ntypes + 2, sizeof(int));
-    int vertical = gravity == G_DOWN || gravity == G_UP;
-    G.nlines = vertical ? cols : rows;
-    int len = vertical ? rows : cols;
-    G.line_off = malloc(sizeof(int) * (G.nlines + 1));
-    G.walled = calloc(G.nlines + 1, sizeof(int));
-    G.line_cells = malloc(sizeof(int) * rows * cols);
-    if (!G.line_of || !G.walled || !G.row || !G.col || !G.depth || !G.type_off || !G.line_off || !G.line_cells) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (int p = 0; p < G.n; p++) {
-        G.line_of[p] = -1;
-        G.row[p] = p / G.W;
-        G.col[p] = p % G.W;
-    }
-    for (int k = 0; k < G.nlines; k++) {
-        G.line_off[k] = k * len;
-        for (int i = 0; i < len; i++) {
-            int r = gravity == G_DOWN ? rows - 1 - i : gravity == G_UP ? i : k;
-            int c = gravity == G_LEFT ? i : gravity == G_RIGHT ? cols - 1 - i : k;
-            int p = (r + 1) * G.W + c + 1;
-            G.line_cells[k * len + i] = p;
-            G.line_of[p] = k;
-            if (root[p] == WALL)
-                G.walled[k] = 1;
-            G.depth[p] = i;
-        }
-    }
-    G.line_off[G.nlines] = G.nlines * len;
-    for (int p = 0; p < G.n; p++) {
-        int r = p / G.W, c = p % G.W;
-        if ((r == 0 || c == 0 || r == G.H - 1 || c == G.W - 1) && root[p] == 0) {
-            G.ringE_row[r] |= 1ULL << c;
-            G.ringE_col[c] |= 1ULL << r;
-        }
-    }
-    for (int t = 1, off = 0; t <= ntypes; t++) {
-        G.type_off[t] = off;
-        off += counts[t];
-    }
-    int settled = 1;
-    for (int k = 0; k < G.nlines && settled; k++) {
-        const int *line = G.line_cells + G.line_off[k];
-        int gap = 0;
-        for (int i = 0; i < len; i++) {
-            cell_t v = root[line[i]];
-            if (v == WALL)
-                gap = 0;
-            else if (v == 0)
-                gap = 1;
-            else if (gap) {
-                settled = 0;
-                break;
-            }
-        }
-    }
-
-    S.G = &G;
-    S.T = &T;
-    S.root = root;
-    S.root_id = root_id;
-    S.root_settled = settled;
-    S.maxdepth = G.ntiles / 2 + 1;
-    S.max_nodes = max_nodes;
-    S.deadline = seconds >= 0 ? now() + seconds : -1.0;
-    S.scratch = malloc(sizeof(int) * (G.ntiles + 1));
-    S.fill = calloc(ntypes + 2, sizeof(int));
-    S.far = calloc(ntypes + 2, sizeof(int));
-    S.order_t = calloc(ntypes + 2, sizeof(int));
-    S.reaches = malloc(sizeof(Reach) * (G.ntiles + 1));
-    S.save_g = malloc(sizeof(cell_t) * G.n);
-    S.save_id = malloc(sizeof(int16_t) * G.n);
-    S.save_key = calloc(G.words, sizeof(uint64_t));
-    T.words = G.words;
-    T.max_bytes = (size_t)(max_table_mb > 0 ? max_table_mb : 0) << 20; /* 0: the first 1,024 slots only */
-    T.cap = 1024;
-    T.keys = calloc(T.cap * T.words, sizeof(uint64_t));
-    int ok = S.scratch && S.fill && S.far && S.order_t && S.reaches && S.save_g && S.save_id && S.save_key && T.keys;
-    for (int l = 0; l < LINES + 1 && ok; l++)
-        ok = line_init(&S, &lines[l], l < LINES ? l : ORDER_FAR, 0);
-    if (!ok) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    Line *winner = NULL;
-    int r = race(&S, lines, &lines[LINES], dive >= 0 ? dive : G.ntiles / 2 + 8, slice, &winner);
-    if (S.failed)
-        goto done;
-    const char *status = r == STEP_FOUND ? "solvable" : r == STEP_DEAD ? "unsolvable" : S.stop;
-    PyObject *moves = r == STEP_FOUND ? witness(&S, winner) : Py_None;
-    if (moves == NULL)
-        goto done;
-    if (moves == Py_None)
-        Py_INCREF(Py_None);
-    result = Py_BuildValue("(sLNn)", status, S.nodes, moves, (Py_ssize_t)T.count);
-done:
-    for (int l = 0; l < LINES + 1; l++)
-        line_free(&lines[l]);
-    free(S.scratch);
-    free(S.fill);
-    free(S.far);
-    free(S.order_t);
-    free(S.reaches);
-    free(S.save_g);
-    free(S.save_id);
-    free(S.save_key);
-    free(T.keys);
-    free(root);
-    free(root_id);
-    free(types);
-    free(counts);
+    if (parse(args, &G, &ask) && run_setup(&R, &G, &ask))
+        result = run_race(&R, &ask);
+    run_free(&R);
     game_free(&G);
     return result;
 }
+
+#ifdef LLKGEN_CHECK
+/* check_fault(): in the assert build only, for tests/test_native_checked.py. It breaks an
+ * invariant on purpose (it compacts a line the board does not have), so that the test sees an
+ * assert fire and knows the asserts are compiled in. It does not return. */
+static PyObject *gs_check_fault(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    Game G;
+    memset(&G, 0, sizeof G);
+    PyObject *cells = Py_BuildValue("(ii)", 1, 1);
+    if (cells == NULL || !game_read(&G, 1, 2, cells, G_DOWN, 1)) {
+        Py_XDECREF(cells);
+        game_free(&G);
+        return NULL;
+    }
+    Py_DECREF(cells);
+    compact_line(&G, G.nlines, G.start, NULL); /* lines 0 .. nlines - 1: the assert fires */
+    game_free(&G);
+    Py_RETURN_NONE;
+}
+#endif
 
 static PyMethodDef methods[] = {
     {"search", gs_search, METH_VARARGS,
      "search(rows, cols, cells, gravity, border, max_nodes, seconds, max_table_mb[, dive, slice]) -> "
      "(status, nodes, moves, recorded): the complete move search under gravity (see the source)."},
+#ifdef LLKGEN_CHECK
+    {"check_fault", gs_check_fault, METH_NOARGS,
+     "check_fault(): break an invariant on purpose; the assert build aborts (tests only)."},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -20,10 +20,8 @@ from typing import Sequence
 
 from llkgen.game.board import Board, Cell, Rules
 from llkgen.game.gravity import compact
-from llkgen.game.grid import from_padded, gravity_lines, padded
+from llkgen.game.grid import Pair, from_padded, gravity_lines, padded
 from llkgen.verifier.verdict import Budget, Limit, OutOfBudget
-
-Pair = tuple[int, int]
 
 
 def _sees(g: Sequence[int], w: int, pa: int, pb: int) -> tuple[int, ...] | None:

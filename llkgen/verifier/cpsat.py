@@ -92,7 +92,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from llkgen.game.board import WALL, Board, Cell, Gravity, Rules
-from llkgen.game.grid import Grid
+from llkgen.game.grid import Grid, Pair
 from llkgen.game.lines import Lines
 from llkgen.verifier.lock import locked_tiles
 from llkgen.verifier.verdict import SOLVABLE, UNKNOWN, UNSOLVABLE, Budget, Limit, OutOfBudget
@@ -126,7 +126,6 @@ STARTUP_PER_CONSTRUCT_SECOND = 1.0
 ORTOOLS_IMPORT_SECONDS = 1.0
 _CP_MODEL = "ortools.sat.python.cp_model"
 
-Pair = tuple[int, int]
 
 
 @dataclass

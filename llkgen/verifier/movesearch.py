@@ -83,13 +83,12 @@ from collections.abc import Iterator
 from typing import Callable
 
 from llkgen.game.board import Board, Cell, Rules
-from llkgen.game.grid import Grid
+from llkgen.game.grid import Grid, Pair
 from llkgen.verifier import native as native_search
 from llkgen.verifier.gravlock import gravity_locked
 from llkgen.verifier.reach import Reach
 from llkgen.verifier.verdict import Budget, Limit, OutOfBudget, Status
 
-Pair = tuple[int, int]
 ORDERINGS = ("far", "near", "board")
 #: Nodes each ordering runs before the next one's turn, once the race starts.
 SLICE = 64

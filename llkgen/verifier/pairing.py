@@ -34,11 +34,10 @@ from bisect import insort
 from typing import Iterable, Iterator, Sequence
 
 from llkgen.game.board import Board, Cell, Gravity, Rules
-from llkgen.game.grid import Grid
+from llkgen.game.grid import Grid, Pair
 from llkgen.verifier.lock import NO_PARTNERS, OrderWalk, PartnerTable, Relaxation, Step, locked_tiles
 from llkgen.verifier.verdict import Budget, Limit, OutOfBudget
 
-Pair = tuple[int, int]
 Pairing = tuple[Pair, ...]
 #: Types with more tiles than this skip the exact pairing analysis (forced pairs, whole-type
 #: clearing), which enumerates perfect matchings: 8 tiles have 105, 10 have 945. Skipping it

@@ -1,11 +1,14 @@
-/* The link rule on bitboards, shared by the C gravity search (_gravity_search.c) and the C model
- * players (llkgen/analysis/_players.c). A board is padded with a one-cell ring, and each row's and
- * column's empty cells are one 64-bit mask (so padded sides up to 64). A tile's Reach is its
- * straight-line reach along its row and its column through empty cells; linked() decides the
- * rule (at most two turns, every cell passed empty) from two reaches and the masks. The head
- * comment of _gravity_search.c argues it. Every function is static: each module has its own copy. */
+/* The link rule on bitboards, shared by the C gravity search (llkgen/verifier/_gravity_search.c)
+ * and the C model players (llkgen/analysis/_players.c); board.h, beside it, holds the board it
+ * runs on. A board is padded with a one-cell ring, and each row's and column's empty cells are
+ * one 64-bit mask (so padded sides up to 64). A tile's Reach is its straight-line reach along
+ * its row and its column through empty cells; linked() decides the rule (at most two turns,
+ * every cell passed empty) from two reaches and the masks. The head comment of
+ * _gravity_search.c argues it. Every function is static: each module has its own copy, which
+ * its compiler inlines into the hot loops. */
 #ifndef LLKGEN_LINKS_H
 #define LLKGEN_LINKS_H
+#include "check.h"
 #include <stdint.h>
 #ifdef _MSC_VER
 #include <intrin.h>
@@ -29,6 +32,7 @@ static inline int clz64(uint64_t x)
 
 static inline uint64_t span(int a, int b) /* bits a..b, 0 <= a <= b <= 63 */
 {
+    assert(0 <= a && a <= b && b <= 63);
     uint64_t hi = b >= 63 ? ~0ULL : ((1ULL << (b + 1)) - 1);
     return hi & ~((1ULL << a) - 1);
 }
@@ -37,6 +41,7 @@ static inline uint64_t span(int a, int b) /* bits a..b, 0 <= a <= b <= 63 */
  * be unset: the run of the cells next to it, with c counted in). */
 static inline void reach(uint64_t x, int c, int *lo, int *hi)
 {
+    assert(0 <= c && c <= 63);
     /* ~(x >> (c + 1)) is nonzero: bits at and above the padded width are clear */
     *hi = c >= 63 ? c : c + ctz64(~(x >> (c + 1)));
     uint64_t down = ~x & ((c ? (1ULL << c) : 1ULL) - 1);
@@ -44,6 +49,7 @@ static inline void reach(uint64_t x, int c, int *lo, int *hi)
         *lo = 0;
     else
         *lo = down ? 64 - clz64(down) : 0;
+    assert(*lo <= c && c <= *hi);
 }
 
 typedef struct {
@@ -54,6 +60,8 @@ typedef struct {
 
 static int linked(const uint64_t *rowE, const uint64_t *colE, const Reach *a, const Reach *b)
 {
+    assert(a->r != b->r || a->c != b->c); /* two tiles, not one */
+    assert(!a->open || (a->hl <= a->c && a->c <= a->hr && a->vu <= a->r && a->r <= a->vd));
     if (!a->open || !b->open) /* a path's first and last cells are empty neighbours of its ends */
         return (a->r == b->r && (a->c - b->c == 1 || b->c - a->c == 1)) ||
                (a->c == b->c && (a->r - b->r == 1 || b->r - a->r == 1));
