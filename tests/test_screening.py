@@ -25,7 +25,7 @@ from llkgen.analysis.players import clear_rate
 from llkgen.game.board import Board, Rules
 from llkgen.generation.generator import FIRST_STREAM, FRESH_STREAM, candidate_streams, generate_level, generate_pack
 from llkgen.generation.spec import parse_spec
-from llkgen.generation.steer import MAX_SWAPS, PRIOR_STEP, Steering, aim, swapped
+from llkgen.generation.steer import MAX_SWAPS, PATIENCE, PRIOR_STEP, Steering, aim, swapped
 
 from specs import tiny_spec
 
@@ -216,3 +216,11 @@ def test_the_fit_sets_how_many_swaps_the_next_candidate_gets():
         s.next_board(lambda: board, np.random.default_rng(0))
         s.record(Board.from_grid(TRAP), 35.0 + 40.0)
     assert s.step() > PRIOR_STEP and s.swaps() < before
+    # A closest one whose candidates keep coming no closer is given up for a new deal.
+    s = Steering(target=25.0)
+    s.record(board, 27.0)
+    for i in range(PATIENCE):
+        assert s.best is board and s.swaps() >= 1
+        s.next_board(lambda: board, np.random.default_rng(i))
+        s.record(Board.from_grid(TRAP), 40.0)
+    assert s.best is None and s.swaps() == 0

@@ -234,21 +234,21 @@ def screen(board: Board | Playout, rules: Rules, seed: int, window: tuple[float 
     while True:
         rates = {m: Estimate.of(cleared[m], runs[m]) for m in MODELS}
         score, se = score_of(rates)
-        margin = SCREEN_SE * screening_se(cleared, runs)
         needy = [m for m in MODELS if runs[m] < max_runs] if se > precision else []
+        margin = SCREEN_SE * screening_se(cleared, runs)
+        settled = None
         if (low is not None and score + margin < low) or (high is not None and score - margin > high):
             settled = Settled.OUTSIDE
         elif (low is None or score - margin >= low) and (high is None or score + margin <= high):
             settled = Settled.INSIDE
-        elif not needy:
+        if settled is not None:
+            return Screening(settled, Difficulty(rates, score, se, tier(rates, RELIABLY), stream,
+                                                 complete=not needy, settled_outside=settled == Settled.OUTSIDE))
+        if not needy:
             within = (low is None or score >= low) and (high is None or score <= high)
             return Screening(Settled.MEASURED, Difficulty(rates, score, se, tier(rates, RELIABLY), stream),
                              within=within)
-        else:
-            batch(max(needy, key=lambda m: rates[m].se ** 2 * SCREEN_BATCH / (runs[m] + SCREEN_BATCH)))
-            continue
-        return Screening(settled, Difficulty(rates, score, se, tier(rates, RELIABLY), stream,
-                                             complete=not needy, settled_outside=settled == Settled.OUTSIDE))
+        batch(max(needy, key=lambda m: rates[m].se ** 2 * SCREEN_BATCH / (runs[m] + SCREEN_BATCH)))
 
 
 def measure(board: Board | Playout, rules: Rules, seed: int, *, stream: int = FIRST_STREAM,

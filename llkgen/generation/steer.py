@@ -7,19 +7,25 @@ Why: a shuffled deal's score spreads over the whole scale. On the shipped ramp's
 blind ramp about 20 candidates a kept level.
 
 The construction's parameter is how many tiles of the candidate closest to the target so far
-are swapped to make the next one (a swap exchanges two tiles of different types). Measured on
-that board, 25 deals with 3 children each, scores at precision 2: one swap moves the score by
-a median of 4.8 points, two by 7.9, four by 15, eight by 18 -- about as the square root of the
-swaps, until a child is as far from its parent as an unrelated deal (correlation 0.37 at eight
-swaps against 0.79 at one).
+are swapped to make the next one (a swap exchanges two side-by-side tiles of different types).
+Measured on that board, children of deals scoring 15 to 75, scores at precision 2: one swap of
+neighbours moves the score by a median of 5.6 points (correlation 0.83 with the parent, 32
+children of 8 deals), where one swap of any two tiles moves it by 11.6 (0.43, 40 of 10): a
+local swap is the smaller step. Over several swaps of any two tiles the median move grew about
+as the square root of the swaps (4.8, 7.9, 15 points at 1, 2, 4 swaps, from deals of any
+score), until a child is as far from its parent as an unrelated deal (correlation 0.37 at 8).
+A child's score is heavy-tailed around its parent's all the same (a fifth of them move by more
+than 20 points): one swap can make or break a lock.
 
 The fit, as the run goes: the step of one swap is the median of ``|child - parent| /
 sqrt(swaps)`` over the children screened so far in this level, with :data:`PRIOR_STEP` counted
 as :data:`PRIOR_WEIGHT` of them. The next candidate is the closest so far with ``ceil((d /
 step)^2)`` swaps, ``d`` its distance from the target: a child then lands about as far from
 its parent as the parent is from the target, on either side. Beyond :data:`MAX_SWAPS` it is a
-new deal instead: a child that far is no nearer than one. Scores are the screenings'
-(:func:`llkgen.analysis.difficulty.screen`), coarse where it stopped early: enough to steer.
+new deal instead: a child that far is no nearer than one; so is the next candidate after
+:data:`PATIENCE` in a row that came no closer. Scores are the screenings'
+(:func:`llkgen.analysis.difficulty.screen`), coarse where it stopped early, corrected by a
+fresh measurement where there is one (:meth:`Steering.remeasured`): enough to steer.
 
 Determinism: the swaps draw from the level's generator (the one that deals), and the scores
 are functions of the candidates and the level's seed, so a level is still a function of
@@ -41,12 +47,18 @@ import numpy as np
 from llkgen.game.board import Board
 
 #: The step of one swap, in score points, before this level has measured any: the median
-#: measured on the shipped ramp's board (module docstring).
+#: measured on the shipped ramp's board for a swap of neighbours (module docstring).
 PRIOR_STEP = 5.6
 #: How many children the prior counts as.
 PRIOR_WEIGHT = 3
 #: The most swaps a child gets; further from the target, a new deal (module docstring).
 MAX_SWAPS = 6
+#: After this many candidates in a row that come no closer, the closest so far is dropped and a
+#: new deal starts the search again. Without it a run can stay on one board whose score was
+#: measured low by chance: one level of the shipped ramp made 60 children of a board screened
+#: at 36 (target 25) whose children scored 45 to 50. On the shipped ramp (72 levels, ladder
+#: playthroughs per kept level in full measurements) 3 gave 2.65, 6 gave 2.52, 10 gave 2.30.
+PATIENCE = 10
 
 
 def aim(low: float | None, high: float | None) -> float:
@@ -84,6 +96,8 @@ class Steering:
     steps: list[float] = field(default_factory=list)
     #: The parent and swaps of the candidate being made (``None``: a new deal).
     _pending: tuple[float, int] | None = None
+    #: Candidates since the closest so far that came no closer.
+    _misses: int = 0
 
     def step(self) -> float:
         """The fitted step of one swap: the median of the children's and the prior's."""
@@ -113,7 +127,11 @@ class Steering:
             self.steps.append(abs(score - parent) / math.sqrt(k))
             self._pending = None
         if self.best is None or abs(score - self.target) < abs(self.best_score - self.target):
-            self.best, self.best_score = board, score
+            self.best, self.best_score, self._misses = board, score, 0
+        else:
+            self._misses += 1
+            if self._misses >= PATIENCE:  # stuck: start again from a new deal
+                self.best, self.best_score, self._misses = None, math.nan, 0
 
     def remeasured(self, board: Board, score: float) -> None:
         """A precise score of a candidate already recorded (its fresh measurement, on a stream
