@@ -74,9 +74,12 @@ SCREEN_SE = 1.0
 #: each later batch is this many runs of one model. Two, not :data:`BATCH`'s 32: a ramp's
 #: candidates mostly lie tens of points from their window (on the shipped ramp's board, 150
 #: deals scored from 0 to 100, median 28), and ten playthroughs settle those; the looks after
-#: each small batch stop the rest as soon as they can. Chosen on the shipped ramp (72 levels,
-#: 6 pack seeds, ladder playthroughs per kept level in full measurements): batches of 8, 3.4;
-#: of 4, 2.7 to 3.2; of 2, 2.5 to 2.6 (``benchmarks/ramp_bench.py`` measures the method).
+#: each small batch stop the rest as soon as they can. Chosen on the shipped ramp (36 to 72
+#: levels of 3 to 6 pack seeds, ladder playthroughs per kept level in full measurements):
+#: batches of 8, 3.4; of 4, 2.7 to 3.2; of 2, 2.5 to 2.6 (``benchmarks/ramp_bench.py``
+#: measures the method as shipped). Judging only when the runs had grown by half, or doubled,
+#: instead of after every batch cost more (3.2 and 3.6 against 2.5): the looks are what stop
+#: a candidate early.
 SCREEN_BATCH = 2
 
 
@@ -194,12 +197,14 @@ def screening_se(cleared: dict[str, int], runs: dict[str, int]) -> float:
     scatter of re-measurements matches it, docs/difficulty.md) but not at a screening's 2 or 4:
     at a rate of 0.5 it gives 0.18 for 4 runs where the true sd is 0.25, and a screening judged
     by it threw out 42% of boards whose true score sat at the centre of a 10-point window (30
-    boards of the shipped ramp, 20 screenings each); by this one, 30%."""
+    boards of the shipped ramp, 20 screenings each, in batches of 4); by this one, 30%."""
     var = 0.0
     for m in MODELS:
         p = (cleared[m] + 2) / (runs[m] + 4)
         var += p * (1 - p) / runs[m]
     return 100.0 * math.sqrt(var) / len(MODELS)
+
+
 def screen(board: Board | Playout, rules: Rules, seed: int, window: tuple[float | None, float | None], *,
            stream: int = FIRST_STREAM, precision: float = PRECISION, max_runs: int = MAX_RUNS) -> Screening:
     """A coarse, sequential measurement of ``board``'s score against ``window``, to decide
