@@ -23,7 +23,7 @@ from llkgen.analysis.ladder import MODELS, RELIABLY, TIERS
 from llkgen.analysis.players import Estimate, clear_rate, tier
 from llkgen.errors import SpecError
 from llkgen.game.board import Board, Rules
-from llkgen.generation.generator import InternalError, generate_level
+from llkgen.generation.generator import InternalError, candidate_streams, generate_level
 from llkgen.generation.spec import parse_spec, spec_from_dict
 
 from specs import tiny_spec
@@ -124,11 +124,13 @@ def test_a_level_without_targets_keeps_its_one_measurement():
 
 
 def test_a_level_kept_for_a_window_keeps_its_fresh_measurement():
+    # Screened (a score window): the fresh measurement is on the kept attempt's own stream.
     spec = _spec(count=2, difficulty="{score: [0, 40], playthroughs: 8}", grading="{precision: 3}")
     for i in range(2):
         lv = generate_level(spec, i)
-        fresh = measure(lv.board, lv.rules, lv.seed, stream=FRESH_STREAM, precision=3.0, window=(0.0, 40.0))
-        assert lv.players == fresh.players_json() and lv.players["stream"] == FRESH_STREAM
+        stream = candidate_streams(lv.attempts)[1]
+        fresh = measure(lv.board, lv.rules, lv.seed, stream=stream, precision=3.0, window=(0.0, 40.0))
+        assert lv.players == fresh.players_json() and lv.players["stream"] == stream
         assert lv.metrics["difficulty"] == round(fresh.score, 2) and 0 <= fresh.score <= 40
 
 

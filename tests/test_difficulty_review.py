@@ -155,20 +155,27 @@ def test_a_window_the_run_cap_cannot_resolve_is_refused():
 
 
 def test_the_give_up_message_reports_measured_scores(monkeypatch):
-    # Every candidate misses [88, 100]; most are settled outside after 3 or 4 models. The range
+    # Every candidate misses [88, 100]; most are screened out after a round or two. The range
     # of "measured scores" in the message must be that of the candidates' real scores (their
-    # full measurements), not of partial sums padded with fail rate 1.
+    # full measurements), not of screenings stopped early.
     spec = parse_spec(tiny_spec(count=1, difficulty="{score: [88, 100], playthroughs: 8}",
                                 grading="{precision: 3}", generator="{strategy: shuffle, max_attempts: 12}"))
     real = []
-    original = generator.measure
+    original, screen = generator.measure, generator.screen
 
     def spy(*args, **kw):
         d = original(*args, **kw)
         real.append(original(*args, **{**kw, "window": None}).score)
         return d
 
+    def spy_screen(play, rules, seed, window, **kw):
+        s = screen(play, rules, seed, window, **kw)
+        real.append(original(play, rules, seed, stream=kw["stream"], precision=kw["precision"],
+                             max_runs=kw["max_runs"]).score)
+        return s
+
     monkeypatch.setattr(generator, "measure", spy)
+    monkeypatch.setattr(generator, "screen", spy_screen)
     with pytest.raises(GenerationError) as info:
         generate_level(spec, 0)
     message = str(info.value)
@@ -177,7 +184,7 @@ def test_the_give_up_message_reports_measured_scores(monkeypatch):
         low, high = map(float, ranged.groups())
         assert min(real) - 0.05 <= low and high <= max(real) + 0.05, (low, high, min(real), max(real))
     # The early stops are counted as what they are, without a score.
-    assert re.search(r"\d+ stopped early, settled more than 2 standard errors outside", message), message
+    assert re.search(r"\d+ screened out early, settled more than 1 standard error outside", message), message
 
 
 # -- the shipped ramp, re-graded ------------------------------------------------------------------

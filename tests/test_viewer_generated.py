@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from llkgen.analysis.ladder import TIERS
+from llkgen.analysis.ladder import STRENGTH, TIERS, profile
 from llkgen.formats.level import Pack
 from llkgen.formats.load import load_pack
 from llkgen.game.board import WALL
@@ -400,13 +400,26 @@ def test_the_detail_pane_shows_difficulty_tier_and_clear_rates(open_viewer, pack
         assert f"pairs {pairs}" in v.text("#level-more") and "made up score 2.5" in v.text("#level-more")
         chips = v.page.eval_on_selector_all("#level-players li", """ls => ls.map(l => ({
             name: l.dataset.player, text: l.innerText.replace(/\\s+/g, ' '), tier: l.classList.contains('tier'),
+            broken: l.classList.contains('break'),
             fill: l.querySelector('.p-fill').style.width, band: l.querySelector('.p-se').style.width}))""")
         if rates is None:
             assert chips == [] and not v.page.is_visible("#level-players")
             continue
         assert v.page.is_visible("#level-players")
-        assert [c["name"] for c in chips] == list(MODELS)
-        for c, (r, e) in zip(chips, rates):
+        # Weak to strong by measured strength, as llkgen grade shows them; a model that fails
+        # where a weaker one clears reliably is marked, and the profile says which.
+        assert [c["name"] for c in chips] == list(STRENGTH)
+        by_name = dict(zip(MODELS, rates))
+        prof = profile({m: r for m, (r, _) in by_name.items()})
+        assert [c["name"] for c in chips if c["broken"]] == list(dict.fromkeys(s for _, s in prof.breaks))
+        line = v.text("#level-profile")
+        assert line.endswith(f"tier in strength order {prof.ordered_tier}")
+        assert line.startswith("monotone") == prof.monotone
+        for weak, strong in prof.breaks:
+            assert f"{strong} {round(by_name[strong][0] * 100)}% is not reliable where weaker" in line
+            assert weak in line.split(f"{strong} ", 1)[1].split(";")[0]
+        for c in chips:
+            r, e = by_name[c["name"]]
             e_text = f"{e * 100:.1f}" if 0 < e < 0.01 else f"{round(e * 100)}"
             assert c["text"] == f"{c['name']} {round(r * 100)} \u00b1 {e_text}%", c
             assert float(c["fill"].rstrip("%")) == pytest.approx(100 * r, abs=0.05)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 
 from llkgen.analysis.estimate import Estimate
 from llkgen.analysis.ladder import BATCH, MODELS, RELIABLY, TIERS
@@ -63,6 +64,23 @@ SETTLED_SE = 2.0
 #: The stream ``make`` measures on first, and the fresh one it re-measures on.
 FIRST_STREAM = 0
 FRESH_STREAM = 1
+
+#: A screening (:func:`screen`) settles a candidate once its score lies this many standard
+#: errors outside its window, or inside it. One, not :data:`SETTLED_SE`'s two: a screening
+#: decides only which candidate is measured again, never a number a level keeps, so a wrong
+#: call costs a candidate (or a fresh measurement), not a biased level.
+SCREEN_SE = 1.0
+#: The screening's batches, per model: the first round plays every model this many times, and
+#: each later batch is this many runs of one model. Two, not :data:`BATCH`'s 32: a ramp's
+#: candidates mostly lie tens of points from their window (on the shipped ramp's board, 150
+#: deals scored from 0 to 100, median 28), and ten playthroughs settle those; the looks after
+#: each small batch stop the rest as soon as they can. Chosen on the shipped ramp (36 to 72
+#: levels of 3 to 6 pack seeds, ladder playthroughs per kept level in full measurements):
+#: batches of 8, 3.4; of 4, 2.7 to 3.2; of 2, 2.5 to 2.6 (``benchmarks/ramp_bench.py``
+#: measures the method as shipped). Judging only when the runs had grown by half, or doubled,
+#: instead of after every batch cost more (3.2 and 3.6 against 2.5): the looks are what stop
+#: a candidate early.
+SCREEN_BATCH = 2
 
 
 def score_of(rates: dict[str, Estimate]) -> tuple[float, float]:
@@ -124,6 +142,120 @@ def _settled_outside(score: float, se: float, window: tuple[float | None, float 
     return (low is not None and score + margin < low) or (high is not None and score - margin > high)
 
 
+class _Runs:
+    """The playthroughs of each model played so far on one board and stream: ``runs`` of them,
+    ``cleared`` cleared. :meth:`play` plays the next ones, so runs ``0 .. runs - 1`` of a model
+    are always the ones played, whatever the batches were."""
+
+    def __init__(self, board: Board | Playout, rules: Rules, seed: int, stream: int, max_runs: int):
+        self.start = board if isinstance(board, Playout) else Playout(board, rules)
+        self.seed, self.stream, self.max_runs = seed, stream, max_runs
+        self.runs = dict.fromkeys(MODELS, 0)
+        self.cleared = dict.fromkeys(MODELS, 0)
+
+    def play(self, model: str, size: int) -> None:
+        """``size`` more playthroughs of ``model``, at most up to ``max_runs``."""
+        k0 = self.runs[model]
+        k1 = min(k0 + size, self.max_runs)
+        self.cleared[model] += playthroughs(model, self.start, self.seed, self.stream, k0, k1)
+        self.runs[model] = k1
+
+
+class Settled(StrEnum):
+    """How a :func:`screen` ended."""
+
+    #: The score lies more than :data:`SCREEN_SE` standard errors outside the window.
+    OUTSIDE = "outside"
+    #: The score lies at least :data:`SCREEN_SE` standard errors inside the window.
+    INSIDE = "inside"
+    #: Neither before the precision (or ``max_runs``) was reached: a whole measurement, which
+    #: the caller judges against the window as it judges any.
+    MEASURED = "measured"
+
+
+@dataclass(frozen=True)
+class Screening:
+    """A :func:`screen` of one candidate: how it ended and the measurement so far (whole when
+    ``settled`` is :attr:`Settled.MEASURED`, else stopped early: ``complete`` false)."""
+
+    settled: Settled
+    difficulty: Difficulty
+    #: A whole measurement's score lies inside the window.
+    within: bool = False
+
+    @property
+    def inside(self) -> bool:
+        """Whether the candidate goes on to be measured precisely: settled inside, or measured
+        whole and inside the window."""
+        return self.settled == Settled.INSIDE or (self.settled == Settled.MEASURED and self.within)
+
+
+def screening_se(cleared: dict[str, int], runs: dict[str, int]) -> float:
+    """The score's standard error as a screening judges it: each model's Agresti-Coull centre
+    ``p~ = (cleared + 2) / (runs + 4)``, but its variance over the ``runs`` actually played,
+    ``p~ (1 - p~) / runs``. :class:`Estimate`'s ``runs + 4`` is honest from 32 runs (the
+    scatter of re-measurements matches it, docs/difficulty.md) but not at a screening's 2 or 4:
+    at a rate of 0.5 it gives 0.18 for 4 runs where the true sd is 0.25, and a screening judged
+    by it threw out 42% of boards whose true score sat at the centre of a 10-point window (30
+    boards of the shipped ramp, 20 screenings each, in batches of 4); by this one, 30%."""
+    var = 0.0
+    for m in MODELS:
+        p = (cleared[m] + 2) / (runs[m] + 4)
+        var += p * (1 - p) / runs[m]
+    return 100.0 * math.sqrt(var) / len(MODELS)
+
+
+def screen(board: Board | Playout, rules: Rules, seed: int, window: tuple[float | None, float | None], *,
+           stream: int = FIRST_STREAM, precision: float = PRECISION, max_runs: int = MAX_RUNS) -> Screening:
+    """A coarse, sequential measurement of ``board``'s score against ``window``, to decide
+    whether a candidate is worth a precise one.
+
+    Every model plays :data:`SCREEN_BATCH` runs first (so the score is judged on all five
+    models from the start: an unplayed model is not counted as failing anywhere from 0 to 100%),
+    then batches of :data:`SCREEN_BATCH` go, one at a time, to the model whose batch cuts the
+    score's variance most (as :func:`measure` does). After every batch the score is
+    :attr:`Settled.OUTSIDE` when it lies more than :data:`SCREEN_SE` standard errors outside
+    the window, :attr:`Settled.INSIDE` when it lies that far inside, and once its standard
+    error reaches ``precision`` (or the models reach ``max_runs``) it is
+    :attr:`Settled.MEASURED`, judged inside or outside as it stands.
+
+    Why stopping early cannot bias a kept level: the screening's runs are on ``stream``, and a
+    level ``make`` keeps is measured again, whole, on a stream of its own
+    (:mod:`llkgen.generation.generator`); the kept numbers are those. The screening's repeated
+    looks do reject more candidates whose true score is near the window's edge, and pass some
+    that lie just outside it -- both only move cost (``tests/test_screening.py`` holds it).
+    The runs are the same numbers :func:`measure` plays on ``stream``: the screening's
+    ``rates`` are :func:`measure`'s at the same run counts."""
+    check_precision(precision, max_runs)
+    low, high = window
+    played = _Runs(board, rules, seed, stream, max_runs)
+    runs, cleared = played.runs, played.cleared
+
+    def batch(model: str) -> None:
+        played.play(model, SCREEN_BATCH)
+
+    for m in MODELS:
+        batch(m)
+    while True:
+        rates = {m: Estimate.of(cleared[m], runs[m]) for m in MODELS}
+        score, se = score_of(rates)
+        needy = [m for m in MODELS if runs[m] < max_runs] if se > precision else []
+        margin = SCREEN_SE * screening_se(cleared, runs)
+        settled = None
+        if (low is not None and score + margin < low) or (high is not None and score - margin > high):
+            settled = Settled.OUTSIDE
+        elif (low is None or score - margin >= low) and (high is None or score + margin <= high):
+            settled = Settled.INSIDE
+        if settled is not None:
+            return Screening(settled, Difficulty(rates, score, se, tier(rates, RELIABLY), stream,
+                                                 complete=not needy, settled_outside=settled == Settled.OUTSIDE))
+        if not needy:
+            within = (low is None or score >= low) and (high is None or score <= high)
+            return Screening(Settled.MEASURED, Difficulty(rates, score, se, tier(rates, RELIABLY), stream),
+                             within=within)
+        batch(max(needy, key=lambda m: rates[m].se ** 2 * SCREEN_BATCH / (runs[m] + SCREEN_BATCH)))
+
+
 def measure(board: Board | Playout, rules: Rules, seed: int, *, stream: int = FIRST_STREAM,
             precision: float = PRECISION, max_runs: int = MAX_RUNS,
             rate_se: dict[str, float] | None = None,
@@ -140,15 +272,11 @@ def measure(board: Board | Playout, rules: Rules, seed: int, *, stream: int = FI
         if m not in MODELS or not bound > 0:
             raise ValueError(f"rate_se: expected {{model: se > 0}} over {', '.join(MODELS)}, "
                              f"found {m!r}: {bound!r}")
-    start = board if isinstance(board, Playout) else Playout(board, rules)
-    runs = dict.fromkeys(MODELS, 0)
-    cleared = dict.fromkeys(MODELS, 0)
+    played = _Runs(board, rules, seed, stream, max_runs)
+    runs, cleared = played.runs, played.cleared
 
     def batch(model: str) -> None:
-        k0 = runs[model]
-        k1 = min(k0 + BATCH, max_runs)
-        cleared[model] += playthroughs(model, start, seed, stream, k0, k1)
-        runs[model] = k1
+        played.play(model, BATCH)
 
     for i, m in enumerate(MODELS):
         batch(m)
@@ -182,4 +310,5 @@ def measure(board: Board | Playout, rules: Rules, seed: int, *, stream: int = FI
 
 
 __all__ = ["PRECISION", "MAX_RUNS", "BATCH", "RELIABLY", "SETTLED_SE", "FIRST_STREAM", "FRESH_STREAM", "TIERS",
-           "Difficulty", "score_of", "measure", "check_precision"]
+           "SCREEN_SE", "SCREEN_BATCH", "Difficulty", "Settled", "Screening", "score_of", "measure", "screen",
+           "check_precision"]

@@ -82,6 +82,10 @@
   var MODELS = TIERS.filter(function (t) { return t !== HINT; });
   var TIER_NOTE = "tier: the weakest model player (" + MODELS.join(", ") + ") that clears the level " +
     "reliably; " + HINT + ": none does";
+  /** The models by measured strength, weak to strong (llkgen.analysis.ladder.STRENGTH), and the
+   *  clear rate that counts as reliable: the order the clear rates are shown in. */
+  var STRENGTH = Array.isArray(DATA.strength) ? DATA.strength : MODELS;
+  var RELIABLY = isNum(DATA.reliably) ? DATA.reliably : 0.8;
   var DOT = " \u00b7 ", PM = " \u00b1 ";
   /** Metrics shown elsewhere: in #level-metrics (metricsLine) and #level-difficulty. */
   var SHOWN = ["initial_moves", "random_clear_rate", "verify_nodes", "difficulty", "difficulty_se"];
@@ -140,13 +144,45 @@
     return s;
   }
 
-  /** One chip per model player with a clear rate: its name, rate ± se, and a bar whose darker
-   *  band is rate ± se; the level's tier is outlined. */
+  /** The level's profile, as llkgen.analysis.ladder.profile computes it for llkgen grade:
+   *  {tier, breaks}, where tier is the weakest model, in strength order, from which every
+   *  stronger one clears reliably (HINT when the strongest does not), and breaks are the pairs
+   *  [weaker, stronger] where the weaker clears reliably and the stronger does not. null
+   *  unless every model of STRENGTH has a clear rate. */
+  function profileOf(rates) {
+    if (!STRENGTH.length || !STRENGTH.every(function (k) { return isNum(obj(rates[k]).rate); })) return null;
+    var r = STRENGTH.map(function (k) { return rates[k].rate; }), tier = HINT, breaks = [], i, j;
+    for (i = r.length - 1; i >= 0 && r[i] >= RELIABLY; i--) tier = STRENGTH[i];
+    for (i = 0; i < r.length; i++) {
+      for (j = i + 1; j < r.length && r[i] >= RELIABLY; j++) {
+        if (r[j] < RELIABLY) breaks.push([STRENGTH[i], STRENGTH[j]]);
+      }
+    }
+    return { tier: tier, breaks: breaks };
+  }
+
+  /** "monotone", or which weaker models clear reliably where stronger ones do not, in the
+   *  words llkgen grade uses (rates in percent, as the chips show them). */
+  function profileText(p, rates) {
+    if (!p.breaks.length) return "monotone \u00b7 tier in strength order " + p.tier;
+    var strong = [];
+    p.breaks.forEach(function (b) { if (strong.indexOf(b[1]) < 0) strong.push(b[1]); });
+    return "not monotone: " + strong.map(function (s) {
+      var weaker = p.breaks.filter(function (b) { return b[1] === s; }).map(function (b) { return b[0]; });
+      return s + " " + Math.round(rates[s].rate * 100) + "% is not reliable where weaker " + weaker.join(", ") +
+        (weaker.length === 1 ? " is" : " are");
+    }).join("; ") + "; tier in strength order " + p.tier;
+  }
+
+  /** One chip per model player with a clear rate, weak to strong by measured strength: its
+   *  name, rate ± se, and a bar whose darker band is rate ± se; the level's tier is outlined,
+   *  and a model that is not reliable where a weaker one is is marked. Below, the profile. */
   function showPlayers(lv) {
     var box = $("level-players"), rates = obj(obj(lv.players).clear_rates), tier = tierOf(lv);
-    var names = MODELS.filter(function (k) { return own(rates, k); }).concat(
-      Object.keys(rates).filter(function (k) { return MODELS.indexOf(k) < 0; })
+    var names = STRENGTH.filter(function (k) { return own(rates, k); }).concat(
+      Object.keys(rates).filter(function (k) { return STRENGTH.indexOf(k) < 0; })
     ).filter(function (k) { return isNum(obj(rates[k]).rate); });
+    var prof = profileOf(rates);
     box.replaceChildren();
     box.hidden = !names.length;
     if (!names.length) return;
@@ -155,21 +191,35 @@
       var e = obj(rates[k]), li = document.createElement("li"), bar = span("p-bar", "");
       var fill = span("p-fill", ""), band = span("p-se", ""), r = clamp01(e.rate);
       var s = isNum(e.se) ? Math.max(0, e.se) : 0, lo = clamp01(r - s), hi = clamp01(r + s);
+      var weaker = prof ? prof.breaks.filter(function (b) { return b[1] === k; }).map(function (b) { return b[0]; }) : [];
       li.setAttribute("data-player", k);
-      if (k === tier) li.className = "tier";
+      li.className = (k === tier ? "tier" : "") + (weaker.length ? (k === tier ? " " : "") + "break" : "");
       fill.style.width = (100 * r).toFixed(1) + "%";
       band.style.left = (100 * lo).toFixed(1) + "%";
       band.style.width = (100 * (hi - lo)).toFixed(1) + "%";
       bar.append(fill, band);
       li.append(span("p-name", k), span("p-rate", rateText(e)), bar);
       li.title = k + " player: clears " + rateText(e) +
-        (isNum(e.runs) ? " of " + fmtInt(e.runs) + " playthroughs" : "") + (k === tier ? " (the level's tier)" : "");
+        (isNum(e.runs) ? " of " + fmtInt(e.runs) + " playthroughs" : "") + (k === tier ? " (the level's tier)" : "") +
+        (weaker.length ? "; not reliable where weaker " + weaker.join(", ") + " clear" +
+          (weaker.length === 1 ? "s" : "") + " it reliably" : "");
       ul.appendChild(li);
     });
-    var label = span("players-label", tier === HINT ? "clear rate (none is reliable):" : "clear rate:");
+    var label = span("players-label", tier === HINT ? "clear rate, weak to strong (none is reliable):" :
+      "clear rate, weak to strong:");
     label.title = "share of playthroughs each model player clears, \u00b1 its standard error (the darker " +
-      "band); outlined: the level's tier, the weakest model player that clears it reliably";
+      "band), the models in order of measured strength; outlined: the level's tier, the weakest model " +
+      "player (in the ladder's order, " + MODELS.join(", ") + ") that clears it reliably; marked: a model " +
+      "that does not clear it reliably (" + Math.round(RELIABLY * 100) + "%) where a weaker one does";
     box.append(label, ul);
+    if (prof) {
+      var line = span("p-profile" + (prof.breaks.length ? " broken" : ""), profileText(prof, rates));
+      line.id = "level-profile";
+      line.title = "the profile: where a stronger model fails a level a weaker one clears reliably, the " +
+        "tier does not say why; the tier in strength order is the weakest model from which every stronger " +
+        "one clears reliably";
+      box.appendChild(line);
+    }
   }
 
   function showDetail(lv) {

@@ -46,6 +46,29 @@ with candidates spread evenly around a ramp window of +-5 points at a standard e
 90% of re-measurements of kept levels land inside without the guard, 94% with a guard of one
 standard error, at 1.3 times the candidates (``docs/difficulty.md`` has what the shipped ramp
 measured).
+
+Aiming (a score window: a score ramp or ``difficulty.score``; :data:`AIM`): blind drawing spent
+most of a ramp's playthroughs on candidates it then rejected (about 20 candidates and 5 to 8
+full measurements a kept level). Two stages cut that:
+
+* **Screening** (:meth:`_Attempts.screen`, :func:`llkgen.analysis.difficulty.screen`): a
+  coarse first measurement, small batches of every model, stopped as soon as the score is one
+  standard error outside the window (rejected) or inside it (measured again, fresh). It takes
+  the place of the first whole measurement.
+* **Steering** (:mod:`llkgen.generation.steer`, shuffled deals only): the next candidate is
+  the closest one so far with a few tiles swapped, as many as the run's own fit of how far a
+  swap moves the score says, or a new deal when none is close.
+
+Why the kept numbers stay unbiased: the screening decides only which candidates are measured
+fresh. Each attempt screens and measures fresh on seed streams of its own
+(:func:`candidate_streams`), so no selection among candidates -- neither the screening's nor
+the steering's, which makes near-copies of earlier candidates and would otherwise measure them
+on the very numbers that judged their parents -- reuses the numbers a kept level stores. The
+kept numbers are the fresh measurement, whole, with the guard band, as without aiming
+(``tests/test_screening.py``; ``tests/test_difficulty.py``'s winner's-curse test holds with
+it). What screening does change is which boards reach the fresh measurement: its repeated
+looks reject more candidates near the window's edges than a whole measurement would.
+``benchmarks/ramp_bench.py`` measures the cost against blind drawing.
 """
 
 from __future__ import annotations
@@ -55,7 +78,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from llkgen.analysis.calibration import Prediction
-from llkgen.analysis.difficulty import FIRST_STREAM, FRESH_STREAM, SETTLED_SE, TIERS, Difficulty, measure
+from llkgen.analysis.difficulty import (
+    FIRST_STREAM,
+    FRESH_STREAM,
+    SCREEN_SE,
+    SETTLED_SE,
+    TIERS,
+    Difficulty,
+    Settled,
+    measure,
+    screen,
+)
 from llkgen.analysis.metrics import clear_rate_within, initial_moves, verify_nodes
 from llkgen.errors import GenerationError
 from llkgen.game.board import EMPTY, WALL, Board, Rules
@@ -64,6 +97,7 @@ from llkgen.game.playout import Playout
 from llkgen.game.referee import replay
 from llkgen.generation.spec import Spec
 from llkgen.generation.spec_model import RAMP_PREDICTED
+from llkgen.generation.steer import Steering, aim
 from llkgen.verifier import SOLVABLE, UNKNOWN, Budget, Verdict, verify
 
 #: Exported seeds stay below 2**53 so that JavaScript game code reads them exactly.
@@ -77,6 +111,18 @@ class InternalError(AssertionError):
 
 #: The guard band of a fresh measurement, in its standard errors (module docstring).
 GUARD_SE = 1.0
+
+#: The first seed stream of a screened level's candidates (module docstring, "Aiming"): far
+#: from the small stream numbers that :data:`FIRST_STREAM`, :data:`FRESH_STREAM` and the
+#: scripts' independent re-measurements use (5 to 7, 99, 100 and up).
+CANDIDATE_STREAMS = 1 << 20
+
+
+def candidate_streams(attempt: int) -> tuple[int, int]:
+    """The seed streams of attempt ``attempt`` (1-based) of a level with a score window: its
+    screening's and its fresh measurement's, each used by that attempt alone."""
+    first = CANDIDATE_STREAMS + 2 * (attempt - 1)
+    return first, first + 1
 
 
 def level_seed(pack_seed: int, index: int) -> int:
@@ -116,6 +162,7 @@ class _Tally:
     scores: list = field(default_factory=list)  # difficulty scores measured and rejected
     fresh: int = 0  # selected by the first measurement, rejected by the fresh one
     settled: int = 0  # measurements stopped early, settled outside the score window
+    screened: int = 0  # screenings stopped early, settled outside the score window
 
     def reject(self, metric: str) -> None:
         self.outside[metric] = self.outside.get(metric, 0) + 1
@@ -140,6 +187,9 @@ class _Tally:
             out += f", of which {self.fresh} passed a first measurement but not the fresh re-measurement"
         if self.scores:
             out += f"; the measured scores ranged {min(self.scores):.1f}..{max(self.scores):.1f}"
+        if self.screened:
+            out += (f"; {self.screened} screened out early, settled more than {SCREEN_SE:g} standard error "
+                    "outside the score window")
         if self.settled:
             out += (f"; {self.settled} stopped early, settled more than {SETTLED_SE:g} standard errors "
                     "outside the score window")
@@ -203,11 +253,18 @@ class Candidate:
     metrics: dict = field(default_factory=dict)
     verdict: Verdict | None = None
     difficulty: Difficulty | None = None
+    #: Whether :meth:`_Attempts.screen` passed it (it then skips the first measurement).
+    screened: bool = False
 
 
 #: With a ladder target, grade a candidate before certifying it (module docstring). The levels
 #: are the same either way; tests turn it off to show that.
 GRADE_FIRST = True
+
+#: Aim at a score window: screen candidates and steer them (module docstring, "Aiming"). Off,
+#: ``make`` draws candidates blindly and measures each in full, as it did before;
+#: ``benchmarks/ramp_bench.py`` turns it off to compare.
+AIM = True
 
 #: The metrics a level writes first, in this order; the ladder's and ``pairs`` follow.
 FIRST_METRICS = ("initial_moves", "random_clear_rate", "random_clear_runs", "verify_nodes")
@@ -244,6 +301,11 @@ class _Attempts:
         self.budget = Budget(nodes=self.nodes)
         self.tally = _Tally()
         self.candidate: Candidate  # set by build(), the first stage of every attempt
+        self.attempt = 0  # the current candidate's, 1-based
+        #: Steering towards a score window (module docstring, "Aiming"); deals only.
+        self.aims = AIM and self.window is not None and spec.grading.enabled
+        self.steering = (Steering(aim(self.window.low, self.window.high))
+                         if self.aims and self.window is not None and spec.generator.strategy == "shuffle" else None)
 
     def level(self, attempt: int) -> GeneratedLevel:
         """The current candidate as a level, once every stage has passed it."""
@@ -274,12 +336,15 @@ class _Attempts:
     def build(self) -> str | None:
         """A new candidate: constructed or dealt, per the spec's strategy."""
         order = None
+        self.attempt += 1
         if self.spec.generator.strategy == "constructive":
             built = construct(self.spec, self.rng)
             if built is None:
                 self.tally.stuck += 1
                 return "stuck"
             board, order = built
+        elif self.steering is not None:
+            board = self.steering.next_board(partial(deal, self.spec, self.rng), self.rng)
         else:
             board = deal(self.spec, self.rng)
         # play_forward's own Playout has played the *start* board to empty, so the rewritten
@@ -353,32 +418,73 @@ class _Attempts:
         c.metrics["verify_nodes"] = verify_nodes(c.verdict)
         return self.outside("verify_nodes")
 
+    def screen(self) -> str | None:
+        """With a score window: a coarse, sequential first measurement
+        (:func:`llkgen.analysis.difficulty.screen`) on the attempt's own stream, which rejects
+        the candidate once its score is settled outside the window and sends it on to the
+        fresh measurement once it is settled inside (module docstring, "Aiming"). Its score
+        steers the next candidate. It runs before certification in either stage order, so the
+        steering, and the level, do not depend on it."""
+        if not self.aims or self.window is None:
+            return None
+        g, c = self.spec.grading, self.candidate
+        s = screen(c.play, self.rules, self.seed, (self.window.low, self.window.high),
+                   stream=candidate_streams(self.attempt)[0], precision=g.precision, max_runs=g.max_runs)
+        if self.steering is not None:
+            self.steering.record(c.board, s.difficulty.score)
+        if s.inside:
+            c.screened = True
+            return None
+        self.tally.reject("difficulty")
+        if s.settled == Settled.OUTSIDE:
+            self.tally.screened += 1
+        else:  # a whole measurement: its score is one
+            self.tally.scores.append(s.difficulty.score)
+        return "difficulty"
+
     def ladder(self) -> str | None:
         """The player ladder's measurement (when the spec grades): the score with its error,
         the tier and the clear rates, which must meet the spec's targets on them. With such a
         target, a candidate that meets it is measured again on a fresh seed stream, and only
-        the fresh numbers are kept, if they meet it too (see the module docstring)."""
+        the fresh numbers are kept, if they meet it too (see the module docstring). A screened
+        candidate (:meth:`screen`) skips the first measurement: the screening was it."""
         if not self.spec.grading.enabled:
             return None
         if self.calibration is not None and "random_clear_rate" not in self.candidate.metrics:
             self._clear_rate()  # a feature of the prediction; with no target on it, it rejects nothing
-        first = self._measure(FIRST_STREAM)
-        rejected = self._judge(first)
-        if rejected or not self.graded:
-            self._keep(first)
-            return rejected
-        fresh = self._measure(FRESH_STREAM)
+        if self.candidate.screened:
+            fresh_stream = candidate_streams(self.attempt)[1]
+        else:
+            first = self._measure(FIRST_STREAM)
+            rejected = self._judge(first)
+            if rejected or not self.graded:
+                self._keep(first)
+                return rejected
+            fresh_stream = FRESH_STREAM
+        # A screened candidate's fresh measurement stops early once it is settled outside the
+        # guard band rather than the window: it can be kept only inside the band (``_judge``).
+        # The stop rejects and never shortens a kept measurement; it conditions a kept score
+        # on never having strayed 2 se outside the band, a pull towards the window's centre
+        # too small to see beside the guard's own (tests/test_difficulty.py, the winner's curse).
+        band = GUARD_SE * self.spec.grading.precision if self.candidate.screened else 0.0
+        fresh = self._measure(fresh_stream, band)
+        if self.steering is not None and self.candidate.screened and fresh.complete:
+            self.steering.remeasured(self.candidate.board, fresh.score)
         rejected = self._judge(fresh, guard=GUARD_SE)
         if rejected:
             self.tally.fresh += 1
         self._keep(fresh)
         return rejected
 
-    def _measure(self, stream: int) -> Difficulty:
+    def _measure(self, stream: int, band: float = 0.0) -> Difficulty:
+        """The ladder's measurement on ``stream``, stopped early once settled outside the score
+        window narrowed by ``band`` points on each side."""
         g, window = self.spec.grading, self.window
+        low = None if window is None or window.low is None else window.low + band
+        high = None if window is None or window.high is None else window.high - band
         return measure(self.candidate.play, self.rules, self.seed, stream=stream, precision=g.precision,
                        max_runs=g.max_runs, rate_se=self.rate_se,
-                       window=None if window is None else (window.low, window.high))
+                       window=None if window is None else (low, high))
 
     def _keep(self, d: Difficulty) -> None:
         c = self.candidate
@@ -434,7 +540,7 @@ def generate_level(spec: Spec, index: int) -> GeneratedLevel:
     ladder_first = run.graded and GRADE_FIRST  # a ladder target: measure before paying for a certificate
     for attempt in range(1, spec.generator.max_attempts + 1):
         rejected = (run.build() or run.initial_moves() or run.clear_rate() or run.replay_construction()
-                    or (ladder_first and run.ladder()) or run.certify() or run.verify_nodes()
+                    or run.screen() or (ladder_first and run.ladder()) or run.certify() or run.verify_nodes()
                     or (not ladder_first and run.ladder()))
         if not rejected:
             return run.level(attempt)

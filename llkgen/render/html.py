@@ -13,7 +13,11 @@ those claims to :func:`llkgen.verifier.verify`. The difficulty curve above the l
 in Python (:mod:`llkgen.render.curve`), so the manual can use the same picture.
 
 The embedded data also holds the player ladder's tiers (:data:`llkgen.analysis.ladder.TIERS`),
-weakest first, which the page sorts the level list's tier column by.
+weakest first, which the page sorts the level list's tier column by, and the models in order of
+measured strength (:data:`~llkgen.analysis.ladder.STRENGTH`) with the clear rate that counts as
+reliable (:data:`~llkgen.analysis.ladder.RELIABLY`): the page shows a level's clear rates in that
+order and says where they are not monotone, as :func:`llkgen.analysis.ladder.profile` does for
+``llkgen grade`` (``tests/test_viewer_designer.py`` holds the page to it).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from llkgen.analysis.ladder import TIERS
+from llkgen.analysis.ladder import RELIABLY, STRENGTH, TIERS
 from llkgen.files import write_text_atomic
 from llkgen.formats.level import Pack, pack_from_json, pack_to_json
 from llkgen.render.curve import METRICS, difficulty_curve_svg, metric_value, pack_metrics
@@ -78,7 +82,8 @@ def build_viewer_html(pack: Pack | dict, *, first: int = 0, total: int | None = 
     always gives the same string."""
     data = _pack_json(pack)
     kinds = sorted({v for lv in data["levels"] for row in lv["grid"] for v in row if v > 0})
-    payload = {"pack": data, "palette": palette_json(kinds), "tiers": list(TIERS)}
+    payload = {"pack": data, "palette": palette_json(kinds), "tiers": list(TIERS), "strength": list(STRENGTH),
+               "reliably": RELIABLY}
     name = data.get("name") or "pack"
     n = len(data["levels"])
     if total is not None and (first, n) != (0, total):
