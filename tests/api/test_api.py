@@ -9,7 +9,6 @@ import pickle
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +16,10 @@ import llkgen
 from llkgen.errors import LevelFormatError, LlkgenError, SpecError
 
 from docs_blocks import fenced_blocks, marked_block
+from paths import ROOT
 from timing import HANG_SECONDS
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+DOCS = ROOT / "docs" / "api.md"
 GRID = [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]]
 TINY = {"name": "tiny", "seed": 7, "count": 2, "board": {"rows": 4, "cols": 4},
         "tiles": {"types": 4, "copies": 4}}

@@ -22,12 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from plays import simulated_plays
 
 from cli_runner import run_cli_in_process
+from paths import DATA, ROOT
+from plays import simulated_plays
 from timing import HANG_SECONDS
 
-DATA = Path(__file__).parent / "data"
 DEMO = str(DATA / "demo.json")
 DEMO_MOVES = str(DATA / "demo.moves.json")
 SOLUTION = [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3]]]
@@ -577,7 +577,7 @@ def test_the_core_is_told_without_importing_it_as_importing_would_tell_it():
 
 
 # -- output paths ---------------------------------------------------------------------------------------
-EASY = str(Path(__file__).resolve().parent.parent / "configs" / "easy.yaml")
+EASY = str(ROOT / "configs" / "easy.yaml")
 PERFT = str(DATA / "perft.json")
 # command -> argv with OUT where the output path goes
 WRITERS = {
@@ -724,7 +724,7 @@ def test_init_writes_a_commented_spec_that_makes_a_pack(cli, tmp_path):
     assert r.stdout == f"wrote {path}: edit it, then build it with: llkgen make --config {path}\n"
     spec = load_spec(path)
     assert (spec.name, spec.export.path) == ("castle", "output/castle.json")
-    easy = (Path(__file__).resolve().parent.parent / "configs" / "easy.yaml").read_text()
+    easy = (ROOT / "configs" / "easy.yaml").read_text()
     text = path.read_text()
     # The easy spec's every comment, with only the title, the name and the output path changed.
     assert len(text.splitlines()) == len(easy.splitlines()) + 1

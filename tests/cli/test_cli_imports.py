@@ -11,9 +11,9 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data"
+from paths import DATA
+
 DEMO = str(DATA / "demo.json")
 
 #: What no command below imports: the number and solver libraries, the optional extras, the

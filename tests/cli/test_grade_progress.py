@@ -3,15 +3,12 @@ log, a pipe), as ``make`` shows it; nothing with ``--json`` or ``--quiet``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import llkgen
 from llkgen.formats.level import pack_to_json, write_json_atomic
 from llkgen.jobs.grade import level_count
 
 from cli_runner import run_cli_in_process
-
-DATA = Path(__file__).parent / "data"
+from paths import DATA
 
 
 def test_grade_shows_a_line_per_level_when_stderr_is_not_a_terminal(monkeypatch, capsys):

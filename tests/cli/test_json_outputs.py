@@ -20,7 +20,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from plays import calibration_fixture
 from typer.main import get_command
 
 import llkgen
@@ -30,10 +29,12 @@ from llkgen.formats.schemas import OUTPUT_SCHEMAS, schema_names
 from llkgen.game.referee import replay
 
 from cli_runner import run_cli_in_process
+from paths import DATA
+from plays import calibration_fixture
 from specs import tiny_spec
 
 SCHEMA_DIR = Path(llkgen.__file__).resolve().parent / "schemas"
-DEMO = Path(__file__).parent / "data" / "demo.json"
+DEMO = DATA / "demo.json"
 NO_BORDER = {"border": False, "gravity": "none"}
 GOOD_SOLUTION = [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3]]]
 

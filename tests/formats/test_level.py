@@ -26,7 +26,7 @@ from llkgen.formats.level import (
 from llkgen.formats.load import load_levels, load_pack
 from llkgen.game.board import Board, Rules
 
-DATA = Path(__file__).parent / "data"
+from paths import DATA
 
 LEVEL = {
     "format": "llkgen.level/1",

@@ -8,8 +8,6 @@ turns exists" and "a path with three turns does", so those tests cannot pass vac
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from llkgen.formats.load import load_pack
@@ -17,7 +15,8 @@ from llkgen.formats.outputs import drawn_json, solution_json
 from llkgen.game.board import Board, Rules
 from llkgen.game.path import Move, find_path, length, removable_pairs, turns
 
-DATA = Path(__file__).parent / "data"
+from paths import DATA
+
 ON, OFF = Rules(border=True), Rules(border=False)
 
 # -- an independent brute force ------------------------------------------------------------------

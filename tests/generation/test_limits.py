@@ -9,7 +9,7 @@ from pathlib import Path
 import llkgen.generation.limits as limits
 from llkgen.generation.spec import load_spec_ref, shipped_spec_file
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+from paths import CONFIGS
 
 
 def test_the_specs_of_a_source_tree_that_shadows_the_install(monkeypatch):

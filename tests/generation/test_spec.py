@@ -26,7 +26,8 @@ from llkgen.generation.spec import (
 )
 from llkgen.generation.starter import starter_spec
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+from paths import CONFIGS
+
 SHIPPED = ["easy", "medium", "hard", "gravity", "shapes"]
 
 MINIMAL = """\

@@ -35,10 +35,10 @@ from llkgen.generation.starter import SPEC_SCHEMA_FILE, starter_spec, write_spec
 from llkgen.generation.strictyaml import load_yaml
 
 from cli_runner import run_cli_in_process
+from paths import CONFIGS
 
 SCHEMA_PATH = Path(llkgen.__file__).resolve().parent / "schemas" / "spec.schema.json"
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text("utf-8"))
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 LATEST = jsonschema.Draft202012Validator(SCHEMA)
 DRAFT7 = jsonschema.Draft7Validator(SCHEMA)
 

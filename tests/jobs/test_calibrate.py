@@ -11,7 +11,6 @@ import statistics
 from pathlib import Path
 
 import pytest
-from plays import BOARD, TILES, calibration_fixture
 
 from llkgen.analysis.calibration import MIN_ATTEMPTS, CalibrationError, load_calibration
 from llkgen.analysis.difficulty import measure
@@ -22,6 +21,7 @@ from llkgen.jobs.calibrate import calibrate, content_hash, match, read_plays
 from llkgen.jobs.make import make_pack
 
 from cli_runner import run_cli_in_process
+from plays import BOARD, TILES, calibration_fixture
 from specs import tiny_spec
 
 

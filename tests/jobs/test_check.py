@@ -20,29 +20,8 @@ from llkgen.game.board import Board, Rules
 from llkgen.jobs.check import collect, verify_paths
 from llkgen.verifier import Budget, verify
 
+from check_levels import GOOD, HARD, HARD_GRID, UNSOLVABLE, pack, write, write_pack_dir_of
 from timing import HANG_SECONDS, Timed, slowdown
-
-GOOD = {"format": "llkgen.level/1", "id": "good", "rows": 3, "cols": 4,
-        "grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]], "rules": {"border": True, "gravity": "none"},
-        "solution": [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3]]]}
-# Locked without a border: the lock test proves it unsolvable.
-UNSOLVABLE = {"format": "llkgen.level/1", "id": "locked", "rows": 2, "cols": 2,
-              "grid": [[1, 2], [2, 1]], "rules": {"border": False, "gravity": "none"}}
-# Solvable, but not within a one-node budget.
-HARD_GRID = [[2, 9, 8, 1, 1, 6], [7, 6, 3, 1, 1, 5], [8, 3, 3, 2, 9, 5],
-             [3, 5, 6, 4, 9, 4], [2, 2, 5, 7, 4, 7], [7, 6, 8, 9, 4, 8]]
-HARD = {"format": "llkgen.level/1", "id": "hard", "rows": 6, "cols": 6, "grid": HARD_GRID,
-        "rules": {"border": False, "gravity": "none"}, "certificate": {"budget": {"nodes": 1}}}
-
-
-def write(path: Path, obj) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(obj if isinstance(obj, str) else json.dumps(obj), "utf-8")
-    return path
-
-
-def pack(*levels) -> dict:
-    return {"format": "llkgen.pack/1", "name": "p", "levels": list(levels)}
 
 
 def hard_solution() -> list:
@@ -318,13 +297,6 @@ def test_cli_verify(tmp_path):
 
 
 # -- pack directories ---------------------------------------------------------------------------
-def write_pack_dir_of(path: Path, *levels) -> Path:
-    from llkgen.formats.level import level_from_json
-    from llkgen.formats.packdir import write_pack_dir
-
-    return write_pack_dir(path, {"name": "p"}, (level_from_json(lv) for lv in levels), per_file=2)
-
-
 def test_pack_directories_are_streamed_and_found_in_folders(tmp_path):
     big = write_pack_dir_of(tmp_path / "levels" / "big", GOOD, UNSOLVABLE, HARD, GOOD | {"id": "g2"})
     write(tmp_path / "levels" / "a.json", GOOD)

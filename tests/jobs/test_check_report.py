@@ -9,11 +9,12 @@ import os
 from pathlib import Path
 
 import pytest
-from test_ci_verify import GOOD, HARD, UNSOLVABLE, pack, write, write_pack_dir_of
 
 from llkgen.files import open_atomic
 from llkgen.jobs.check import verify_paths
 from llkgen.jobs.check_report import report_json, write_junit
+
+from check_levels import GOOD, HARD, UNSOLVABLE, pack, write, write_pack_dir_of
 
 
 @pytest.fixture

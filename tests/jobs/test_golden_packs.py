@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_cli_in_process
+from paths import DATA as TEST_DATA
 
-DATA = Path(__file__).parent / "data" / "golden"
+DATA = TEST_DATA / "golden"
 
 #: spec (a shipped name or a file under tests/data/golden), level count -> sha256 of the pack.
 PINNED = {

@@ -30,7 +30,8 @@ from typing import Callable
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 ACTION = ROOT / "action.yml"
 
 # The runner's bash, and a venv laid out as on Linux and macOS (bin/, lib/pythonX.Y/).

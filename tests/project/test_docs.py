@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 import yaml
@@ -16,9 +15,9 @@ import yaml
 import llkgen
 
 from docs_blocks import DOCS, README, ROOT, doc_pages, marked_blocks
+from paths import TESTS
 
 REFERENCE = DOCS / "reference.md"
-TESTS = Path(__file__).resolve().parent
 
 
 def _cli_reference():
@@ -119,7 +118,7 @@ def test_the_flag_check_can_fail():
 # -- marked blocks and the site's pages ---------------------------------------------------------
 def test_every_marked_block_is_read_by_a_test():
     """A block's name, quoted, in a test module: what ``marked_block(name)`` is called with."""
-    sources = "\n".join(p.read_text("utf-8") for p in TESTS.glob("test_*.py") if p.name != "test_docs.py")
+    sources = "\n".join(p.read_text("utf-8") for p in TESTS.rglob("test_*.py") if p.name != "test_docs.py")
     blocks = marked_blocks()
     assert blocks, "no marked block found"
     unread = sorted(name for name in blocks if f'"{name}"' not in sources)

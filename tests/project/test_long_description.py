@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 
 from markdown_links import relative_targets
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 SAMPLE = """\
 # Title

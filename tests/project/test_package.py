@@ -34,10 +34,10 @@ from pathlib import Path
 import pytest
 
 from markdown_links import relative_targets
+from paths import ROOT
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_ORDER = ["init", "make", "verify", "view", "render", "show", "moves", "solve", "hint", "reshuffle",
                  "replay", "merge"]
 #: What merge's help tells the reader to run before its example (the shards it merges).
@@ -280,8 +280,8 @@ def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
         else:
             tf.extractall(tmp_path)
     [top] = tmp_path.iterdir()
-    for name in ("tests/conftest.py", "tests/oracle.py", "tests/data/demo.json", "configs/easy.yaml", "LICENSE",
-                 "CHANGELOG.md"):
+    for name in ("tests/conftest.py", "tests/oracle.py", "tests/verifier/test_verify_oracle.py", "tests/data/demo.json",
+                 "configs/easy.yaml", "LICENSE", "CHANGELOG.md"):
         assert (top / name).is_file(), name
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
@@ -293,8 +293,9 @@ def test_the_sdist_carries_the_tests_whole(dist, tmp_path):
     assert counts[0] == counts[1]
     assert (top / "docs" / "api.md").is_file()
     # test_api.py runs docs/api.md's examples; test_version holds for any install, not only editable
-    r = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_level.py",
-              "tests/test_text.py", "tests/test_api.py", "tests/test_cli.py::test_version"], cwd=top, env=env)
+    r = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/formats/test_level.py",
+              "tests/files/test_text.py", "tests/api/test_api.py", "tests/cli/test_cli.py::test_version"],
+             cwd=top, env=env)
     assert " passed" in r.stdout and "failed" not in r.stdout
 
 

@@ -26,7 +26,9 @@ from pathlib import Path
 
 import pytest
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+from paths import ROOT
+
+CHECKOUT = ROOT
 LEVEL = {"format": "llkgen.level/1", "id": "demo", "rows": 3, "cols": 4,
          "grid": [[1, 2, 0, 2], [-1, 0, 0, 1], [3, 0, 0, 3]], "rules": {"border": True, "gravity": "none"}}
 GOOD = {**LEVEL, "solution": [[[0, 1], [0, 3]], [[0, 0], [1, 3]], [[2, 0], [2, 3]]]}

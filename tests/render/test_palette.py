@@ -16,13 +16,12 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from pathlib import Path
 
 import pytest
 
 from llkgen.render import palette
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 #: Smallest CIEDE2000 distance allowed between two tile fills, by how many types are in play.
 MIN_DELTA_E = {12: 20.0, 24: 18.0, 40: 15.0}

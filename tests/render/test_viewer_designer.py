@@ -33,10 +33,10 @@ from llkgen.verifier import Budget, verify
 
 from browser import BROWSER, Viewer
 from demo_pack import make_demo_pack
+from paths import ROOT
 
 pytestmark = BROWSER
 
-ROOT = Path(__file__).resolve().parent.parent
 METRIC_KEYS = ["difficulty", "fatal_share", "trap_steps", "choices", "link_turns", "unknown_share"]
 #: Metrics older packs carry and packs made by `make` now do not.
 OLD_METRICS = ["fatal_share", "trap_steps", "choices", "link_turns", "unknown_share"]

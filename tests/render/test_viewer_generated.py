@@ -34,9 +34,9 @@ from llkgen.game.referee import replay
 from llkgen.render import palette
 
 from browser import BROWSER, Viewer, png_pixels
+from paths import ROOT
 from timing import HANG_SECONDS
 
-ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 
 pytestmark = BROWSER

@@ -23,7 +23,6 @@ when Chromium is missing.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
@@ -38,11 +37,11 @@ from llkgen.verifier import Budget, verify
 
 from browser import BROWSER
 from demo_pack import make_demo_pack
+from paths import ROOT
 from strategies import drop_odd_tiles
 
 pytestmark = BROWSER
 
-ROOT = Path(__file__).resolve().parent.parent
 GRAVITIES = ["none", "down", "up", "left", "right"]
 PY_BUDGET = Budget(nodes=400_000)
 

@@ -17,6 +17,7 @@ from llkgen.verifier import Budget, verify
 from llkgen.verifier.gravlock import gravity_locked
 
 from oracle import brute_solve, oracle_gravity
+from paths import ROOT
 from strategies import grid_text, positions_in_play, random_grid
 
 GRAVITIES = ("down", "up", "left", "right", "none")
@@ -153,9 +154,8 @@ def test_the_real_gravity_boards_it_locks_are_the_unsolvable_ones():
     random 12x7 deals, none of which a game expects solvable, and all of which the move search
     refutes (or, for two of the first three, leaves undecided after 120 s)."""
     import json
-    from pathlib import Path
 
-    real = Path(__file__).resolve().parents[2] / "shared" / "real-boards" / "all.jsonl"
+    real = ROOT.parent / "shared" / "real-boards" / "all.jsonl"
     if not real.exists():
         pytest.skip("the real boards live beside the repository")
     locked = []

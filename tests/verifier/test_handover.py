@@ -13,7 +13,6 @@ nodes, not N + 1.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +23,9 @@ from llkgen.verifier.movesearch import NATIVE_AFTER, MoveSearch
 from llkgen.verifier.pairing import PairingSearch
 from llkgen.verifier.verdict import OutOfBudget
 
-DATA = Path(__file__).parent / "data" / "handover-boards.jsonl"
+from paths import DATA as TEST_DATA
+
+DATA = TEST_DATA / "handover-boards.jsonl"
 BOARDS = {rec["id"]: (Board.from_grid(rec["grid"]), Rules(border=rec["border"], gravity=rec["gravity"]))
           for rec in map(json.loads, DATA.read_text().splitlines())}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -27,9 +26,8 @@ from llkgen.verifier.pairing import PairingSearch
 from llkgen.verifier.pairing_check import pairing_check
 
 from oracle import brute_solution, brute_solve, oracle_gravity
+from paths import DATA
 from strategies import random_grid
-
-DATA = Path(__file__).parent / "data"
 
 
 def _no_gravity_cases(seed: int, n: int, **kw):
