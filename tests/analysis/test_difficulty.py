@@ -46,7 +46,7 @@ from llkgen.generation.spec import load_spec_ref, parse_spec, spec_from_dict
 from specs import tiny_spec
 
 #: No border, no gravity: random play clears it about a quarter of the time, careful always
-#: (see tests/test_players.py).
+#: (see tests/analysis/test_players.py).
 TRAP = [[4, 3, 1, 4, 2, 3, 2, 3], [1, 4, 2, 1, 2, 3, 1, 4]]
 NO_BORDER = Rules(border=False)
 

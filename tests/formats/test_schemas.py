@@ -2,7 +2,7 @@
 them offline with no registry; the shared vocabulary and its copies; the level file as the anchor
 of the vocabulary; :func:`llkgen.formats.schemas.validate`; and ``llkgen schema``.
 
-(tests/test_json_outputs.py runs every command's ``--json`` against its schema.)"""
+(tests/cli/test_json_outputs.py runs every command's ``--json`` against its schema.)"""
 
 from __future__ import annotations
 

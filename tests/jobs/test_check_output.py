@@ -1,6 +1,6 @@
 """``llkgen verify``'s output forms (llkgen/jobs/check_output.py): GitHub workflow commands on
 the file and line of each level not certified, the markdown job summary, and ``--format``.
-tests/test_action.py runs them inside the GitHub Action."""
+tests/project/test_action.py runs them inside the GitHub Action."""
 
 from __future__ import annotations
 

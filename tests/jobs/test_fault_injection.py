@@ -18,7 +18,7 @@ The kill delays lie between 0.05 s and the duration of the scenario's uninterrup
 here, so the points scale with the machine's speed. A kill may land before the run has
 imported anything, or after it has finished (then it must have succeeded): the assertions hold
 wherever it lands. The default run kills each scenario :data:`KILLS` times; the ``slow`` variant
-(``pytest -m slow tests/test_fault_injection.py``) many more times, on a bigger pack.
+(``pytest -m slow tests/jobs/test_fault_injection.py``) many more times, on a bigger pack.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 every relative image and link rewritten, since PyPI resolves none.
 
 Checked on today's README.md, whatever it says, and on a sample of every form the rewrite
-handles. ``twine check --strict`` on the built distributions is in tests/test_package.py (slow).
+handles. ``twine check --strict`` on the built distributions is in tests/project/test_package.py (slow).
 """
 
 from __future__ import annotations

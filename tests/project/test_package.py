@@ -261,7 +261,7 @@ def test_the_compiled_search_core_decides_exactly_like_pure_python(dist, user):
 
 
 def test_workers_die_with_their_parent_under_the_compiled_core(user, tmp_path):
-    """tests/test_workers.py's worker-death check against the installed wheel: SIGKILL to
+    """tests/execution/test_workers.py's worker-death check against the installed wheel: SIGKILL to
     ``llkgen verify --jobs 2`` while both workers are deep in the compiled search core, which
     holds the GIL for seconds at a time (a watch thread in the worker did not run for 12-42 s),
     and both workers are gone within about a second."""

@@ -5,7 +5,7 @@ module with a small driver, and ``node`` loads every shape llkgen writes through
 file, nested and flat; a ``files`` layout, by its directory and by its index.json; a pack
 directory; one level file, through ``loadLevels`` and through ``readLevel``). What node read
 must be what :func:`llkgen.formats.load.load_levels` reads. Skipped without ``node``.
-(tests/test_export_shapes.py runs the same block against http URLs.)
+(tests/formats/test_export_shapes.py runs the same block against http URLs.)
 """
 
 from __future__ import annotations

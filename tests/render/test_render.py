@@ -1,7 +1,7 @@
 """SVG previews and the HTML viewer page, checked without a browser.
 
 The browser half (clicking through levels and comparing with the referee) lives in
-tests/test_viewer_browser.py.
+tests/render/test_viewer_browser.py.
 """
 
 from __future__ import annotations

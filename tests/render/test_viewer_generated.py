@@ -1,6 +1,6 @@
 """The viewer and the SVG renderer on packs made by the real ``llkgen make``, as a user runs them.
 
-tests/test_viewer_browser.py proves the page's rules agree with the referee on a hand-made
+tests/render/test_viewer_browser.py proves the page's rules agree with the referee on a hand-made
 pack. Here nothing is hand-made: the shipped gravity and shapes specs and
 configs/viewer-demo.yaml (walls *and* gravity) go through ``llkgen make``, ``llkgen view`` and
 ``llkgen render`` as subprocesses in a temporary directory, and the page is then played by
