@@ -12,6 +12,10 @@ Two flavours of the same distribution:
 * ``random_grid(rng)`` / ``random_case(rng)`` / ``seeded_cases(seed, n)`` use
   an explicit ``random.Random`` so sweeps are deterministic and cheap.
 
+``drawn(generator)`` turns a seeded generator into a strategy (Hypothesis draws every number the
+generator asks of its ``rng``, so the board shrinks with them), and ``equivalence(n)`` is the
+settings of every test that holds a C port or a shortcut to the plain code or to the oracle.
+
 Tile types are drawn from a small alphabet and get 2, 4 or 6 copies each, so a
 type may hold several interchangeable pairs, the case that trips up solvers.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from oracle import GRAVITIES, oracle_gravity
@@ -49,6 +54,26 @@ def _tile_multiset(type_copies: list[tuple[int, int]], room: int) -> list[int]:
 
 
 # --------------------------------------------------------------------------- hypothesis
+
+
+def equivalence(examples: int) -> settings:
+    """The settings of an equivalence test (C against the Python it replaces, a shortcut against
+    the plain search or the oracle): ``examples`` cases, the same ones on every run.
+
+    ``derandomize=True`` draws them from a hash of the test, so a failure is the same shrunk
+    board on every machine and every rerun; Hypothesis then keeps no example database (it
+    refuses one beside ``derandomize``), so nothing on disk changes what runs. No deadline: the
+    machine's load is not the test's business. ``print_blob`` prints the
+    ``@reproduce_failure`` line of a failure."""
+    return settings(max_examples=examples, derandomize=True, database=None, deadline=None, print_blob=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def drawn(generator, *args, **kw) -> st.SearchStrategy:
+    """``generator(rng, *args, **kw)`` as a strategy: every number it asks of ``rng`` is a
+    Hypothesis draw, so a failing case shrinks (fewer rows, fewer tiles, the first choices) the
+    way its draws do, whatever the generator builds."""
+    return st.randoms(use_true_random=False).map(lambda rng: generator(rng, *args, **kw))
 
 
 @st.composite

@@ -5,7 +5,9 @@ A level's clear rates, score and tier must not depend on whether the C players a
 they must make the same choices from the same random numbers. Every test here holds a C
 playthrough to the Python one move by move: every model, every gravity, border on and off,
 walls, unsettled starts, odd type counts and boards with many types, and the shipped specs'
-levels. Every recorded move list is replayed by the referee.
+levels. Every recorded move list is replayed by the referee. The seeded sweeps check that both
+outcomes occur; the same check under Hypothesis shrinks a failure to a small board, one model
+and one run, and reproduces it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import signal
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import llkgen
 from llkgen.analysis import native_players, players
@@ -26,7 +30,7 @@ from llkgen.game.gravity import apply_gravity as dropped
 from llkgen.game.playout import Playout
 from llkgen.game.referee import replay
 
-from strategies import dropped_board, seeded_cases
+from strategies import drawn, dropped_board, equivalence, seeded_cases
 from timing import Timed
 
 needs_native = pytest.mark.skipif(not native_players.AVAILABLE,
@@ -68,6 +72,15 @@ def test_c_and_python_players_make_the_same_moves(seed):
                 failed += 1
     # both outcomes are exercised
     assert cleared > 100 and failed > 100, (cleared, failed)
+
+
+@needs_native
+@equivalence(150)
+@given(case=drawn(dropped_board, 9, 12, gravities=list(Gravity), odd=0.05, scales=(1, 1, 7, 1000), more_types=True),
+       model=st.sampled_from(MODELS), base=st.integers(0, 2**64 - 1), k=st.integers(0, 999))
+def test_c_and_python_players_make_the_same_moves_on_drawn_boards(case, model, base, k):
+    board, rules = case
+    _same(board, rules, model, base, k)
 
 
 @needs_native

@@ -10,7 +10,8 @@
 
 Boards: seeded, every gravity direction (and ``none``, where both proofs also hold), walls on
 most of them, border on and off. Each rule must fire on a good share of the sample, so a rule
-that stopped firing would fail its test rather than pass it vacuously.
+that stopped firing would fail its test rather than pass it vacuously. The same checks run on one
+board at a time under Hypothesis too, so that a failure shrinks to a small board.
 
 The second half holds the same proofs to board shapes the walled boards above do not draw: walls
 along the board's edge (where the border ring runs around them), one-row and one-column boards,
@@ -32,6 +33,8 @@ from array import array
 from functools import lru_cache
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from llkgen.game.board import Board, Gravity, Rules
 from llkgen.game.grid import PAD, Grid
@@ -43,7 +46,7 @@ from llkgen.verifier.reach import MATCHING_MAX, Reach, _matchable, _odd_componen
 from llkgen.verifier.verdict import OutOfBudget
 
 from oracle import brute_solution, brute_solve, linkable, oracle_gravity, oracle_replay
-from strategies import grid_text, positions_in_play, random_grid
+from strategies import drawn, equivalence, grid_text, positions_in_play, random_grid
 
 DIRECTIONS = ("down", "up", "left", "right")
 
@@ -54,14 +57,22 @@ def _walled_cases(seed: int, n: int, gravities=DIRECTIONS, settle: float = 0.8, 
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        gravity = rng.choice(gravities)
-        grid = random_grid(rng, wall_prob=0.9, max_wall_fraction=0.4, **kw)
-        if gravity != "none" and rng.random() < settle:
-            grid = oracle_gravity(grid, gravity)
-        board = Board.from_grid(grid)
+        board, rules = _walled_case(rng, gravities, settle, **kw)
         if board.tile_count:
-            out.append((board, Rules(border=rng.random() < 0.33, gravity=gravity)))
+            out.append((board, rules))
     return out
+
+
+def _walled_case(rng: random.Random, gravities=DIRECTIONS, settle: float = 0.8, **kw) -> tuple[Board, Rules]:
+    """One board of :func:`_walled_cases`, drawn from ``rng``, empty or not."""
+    gravity = rng.choice(gravities)
+    grid = random_grid(rng, wall_prob=0.9, max_wall_fraction=0.4, **kw)
+    if gravity != "none" and rng.random() < settle:
+        grid = oracle_gravity(grid, gravity)
+    board = Board.from_grid(grid)
+    # no border drawn for an empty board (it is dropped), so the seeded samples stay as they were
+    border = bool(board.tile_count) and rng.random() < 0.33
+    return board, Rules(border=border, gravity=gravity)
 
 
 def _truth(board: Board, rules: Rules) -> bool:
@@ -222,6 +233,41 @@ def test_verify_with_the_gravity_proofs_matches_brute_force(seed):
             result = replay(board, rules, order)
             assert result.ok and result.cleared
     assert stages.get("components", 0) > 20 and stages.get("reach-pairing", 0) > 3, stages
+
+
+@equivalence(150)
+@given(case=drawn(_walled_case, (*DIRECTIONS, "none"), max_rows=5, max_cols=6, max_tiles=14, min_fill=0.8),
+       nodes=st.sampled_from((3, 10, 2000)), play_seed=st.integers(0, 2**32 - 1))
+def test_every_gravity_proof_holds_on_a_drawn_board(case, nodes, play_seed):
+    """The checks above on one board under Hypothesis, so a failure shrinks to a small board:
+    the components, reach-pairing at the root and a few moves into play, the dead table with and
+    without the partner test under a node budget, and verify's routed chain."""
+    board, rules = case
+    assume(board.tile_count)
+    truth = _truth(board, rules)
+    split = components(board, rules)
+    assert sorted(c for part in split.parts for c in part.tiles) == board.tiles()
+    if split.odd_type() is not None:
+        assert not truth, "an odd count claimed in a solvable board"
+    elif len(split.parts) > 1 and split.independent:
+        assert all(_truth(part.board, rules) for part in split.parts) == truth, "the parts decide otherwise"
+    reach = Reach(board, rules)
+    for position in positions_in_play(board, rules, random.Random(play_seed), 4):
+        if reach.stranded(Grid(position, rules)) is not None:
+            assert not _truth(position, rules), f"reach-pairing stranded a solvable position\n{position}"
+    for partner_test in (reach, None):
+        search = MoveSearch(board, rules, Budget(nodes=nodes), reach=partner_test)
+        try:
+            search.search()
+        except OutOfBudget:
+            pass
+        for key in search.dead:
+            position = _board_of_key(key, board)
+            assert not _truth(position, rules), f"recorded dead but solvable\n{position}"
+    verdict = verify(board, rules, Budget(nodes=200_000))
+    assert verdict.status == ("solvable" if truth else "unsolvable"), verdict.stats["stage"]
+    if truth:
+        assert replay(board, rules, [(m.a, m.b) for m in verdict.moves]).cleared
 
 
 def test_a_split_board_is_solved_part_by_part():

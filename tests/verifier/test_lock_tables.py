@@ -8,6 +8,7 @@ by tile until nothing changes), on seeded random boards with walls, border on an
 random partner restrictions, cold and with a hint (one that left tiles locked, and one that
 deleted tiles the run must keep), and the grid it was given left as it was; and the cache is
 checked against a fresh :func:`~llkgen.verifier.lock.interior`, also when it starts afresh.
+The fixpoint comparison runs under Hypothesis too, so that a failure shrinks to a small board.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import llkgen.verifier.lock as lock
 from llkgen.game.board import WALL, Board, Rules
 from llkgen.game.grid import Grid, column_masks
 from llkgen.verifier.lock import Relaxation, interior, locked_tiles, partner_table
+
+from strategies import drawn, equivalence
 
 
 def _board(rng: random.Random) -> Board:
@@ -66,29 +71,43 @@ def _plain_fixpoint(grid: Grid, alive: list[int], partners: dict[int, list[int]]
     return set(left)
 
 
+def _compare(board: Board, rng: random.Random) -> bool:
+    """The lock test on ``board`` (rules and forbidden pairs drawn from ``rng``) against the
+    plain fixpoint: cold, from a partner table, hinted with tighter partners, and hinted with
+    only some tiles free to go. Returns whether any tile is locked."""
+    rules = Rules(border=rng.random() < 0.6)
+    grid = Grid(board, rules)
+    alive, partners = _partners(grid, rng)
+    want = _plain_fixpoint(grid, alive, partners)
+    order: list = []
+    cold = locked_tiles(grid, alive, partners, order=order)
+    assert set(cold) == want, board
+    assert sorted(locked_tiles(grid, alive, partner_table(len(grid.g), partners))) == sorted(cold)
+    # the same board with tighter partners, hinted by the looser run's order
+    tight = {p: [q for q in qs if rng.random() < 0.8] for p, qs in partners.items()}
+    tight = {p: [q for q in qs if p in tight[q]] for p, qs in tight.items()}
+    assert set(locked_tiles(grid, alive, tight, hint=order)) == _plain_fixpoint(grid, alive, tight), board
+    # only some tiles may go (the others stay put), hinted by the run that let all go
+    sub = [p for p in alive if rng.random() < 0.7]
+    assert set(locked_tiles(grid, sub, partners, hint=order)) == _plain_fixpoint(grid, sub, partners), board
+    return bool(want)
+
+
 def test_locked_tiles_match_a_plain_fixpoint_cold_and_hinted():
     rng = random.Random(1801)
     compared = locked = 0
     for _ in range(700):
-        board = _board(rng)
-        rules = Rules(border=rng.random() < 0.6)
-        grid = Grid(board, rules)
-        alive, partners = _partners(grid, rng)
-        want = _plain_fixpoint(grid, alive, partners)
-        order: list = []
-        cold = locked_tiles(grid, alive, partners, order=order)
-        assert set(cold) == want, board
-        assert sorted(locked_tiles(grid, alive, partner_table(len(grid.g), partners))) == sorted(cold)
-        # the same board with tighter partners, hinted by the looser run's order
-        tight = {p: [q for q in qs if rng.random() < 0.8] for p, qs in partners.items()}
-        tight = {p: [q for q in qs if p in tight[q]] for p, qs in tight.items()}
-        assert set(locked_tiles(grid, alive, tight, hint=order)) == _plain_fixpoint(grid, alive, tight), board
-        # only some tiles may go (the others stay put), hinted by the run that let all go
-        sub = [p for p in alive if rng.random() < 0.7]
-        assert set(locked_tiles(grid, sub, partners, hint=order)) == _plain_fixpoint(grid, sub, partners), board
+        locked += _compare(_board(rng), rng)
         compared += 1
-        locked += bool(want)
     assert compared == 700 and 50 < locked < 650
+
+
+@equivalence(200)
+@given(board=drawn(_board), seed=st.integers(0, 2**32 - 1))
+def test_locked_tiles_match_a_plain_fixpoint_on_drawn_boards(board, seed):
+    """The check above under Hypothesis: a failure shrinks to a small board (the rules and the
+    forbidden pairs come from a seeded generator, cheaper than a draw each)."""
+    _compare(board, random.Random(seed))
 
 
 def test_settle_and_replay_leave_the_grid_they_were_given():

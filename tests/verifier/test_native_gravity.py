@@ -5,7 +5,9 @@ Its "unsolvable" is a proof only if its move lists are complete and its table an
 clearings never cut off a clearing, so every test here holds it to ``oracle.brute_solve`` on
 seeded small boards: every direction, border on and off, walls, half-filled and unsettled
 starts, and boards with many types (where dead ends are common). Each witness it returns is
-replayed by the oracle's own referee and by llkgen's.
+replayed by the oracle's own referee and by llkgen's. The seeded sweeps count the dead boards
+they drew (the refutations must be tested); the same checks under Hypothesis shrink a failure to
+a small board and reproduce it.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ import shutil
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from llkgen.game.board import Board, Rules
 from llkgen.game.referee import replay
 from llkgen.verifier import Budget, native, verify
 
 from oracle import brute_solve, is_cleared, oracle_replay
-from strategies import dropped_board
+from strategies import drawn, dropped_board, equivalence
 from timing import Timed
 
 DIRECTIONS = ("down", "up", "left", "right")
@@ -72,6 +76,22 @@ def test_the_race_and_the_restarts_decide_like_brute_force(seed):
     for k in range(1000):
         board, rules = dropped_board(rng)
         _check(board, rules, native.search(board, rules, None, None, dive=0, turn=1, table_mib=k % 2))
+
+
+@needs_native
+@equivalence(200)
+@given(case=drawn(dropped_board))
+def test_the_c_search_decides_drawn_boards_like_brute_force(case):
+    board, rules = case
+    _check(board, rules, native.search(board, rules, None, None))
+
+
+@needs_native
+@equivalence(150)
+@given(case=drawn(dropped_board), table_mib=st.integers(0, 1))
+def test_the_race_and_the_restarts_decide_drawn_boards_like_brute_force(case, table_mib):
+    board, rules = case
+    _check(board, rules, native.search(board, rules, None, None, dive=0, turn=1, table_mib=table_mib))
 
 
 def _bench_board(name: str, i: int, rows: int, cols: int) -> Board:

@@ -5,6 +5,10 @@ The rules: the lock test (root and with partner restrictions), its hinted replay
 fixpoint as a cold run), the safe-move closure of the pairing search, failed-pairing probing,
 the flow pairing check, clearing a type from the top under gravity, and the pinned fixture
 boards in tests/data.
+
+The seeded samples also count how often each rule fires, so a rule that stopped firing fails
+rather than passes vacuously. The same checks run board by board under Hypothesis at the end,
+where a failure shrinks to a small board and reproduces.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import json
 import random
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from llkgen.formats.level import load_level
 from llkgen.game.board import Board, Rules
@@ -27,7 +33,7 @@ from llkgen.verifier.pairing_check import pairing_check
 
 from oracle import brute_solution, brute_solve, oracle_gravity
 from paths import DATA
-from strategies import random_grid
+from strategies import drawn, equivalence, grids, random_grid
 
 
 def _no_gravity_cases(seed: int, n: int, **kw):
@@ -170,18 +176,24 @@ def _settled_gravity_cases(seed: int, n: int):
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        gravity = rng.choice(["down", "up", "left", "right"])
-        grid = oracle_gravity(random_grid(rng, max_rows=5, max_cols=5), gravity)
-        board, rules = Board.from_grid(grid), Rules(border=rng.random() < 0.5, gravity=gravity)
-        for _ in range(rng.choice([0, 0, 1, 2, 3])):
-            moves = removable_pairs(board, rules)
-            if not moves:
-                break
-            m = rng.choice(moves)
-            board = play(board, rules, m.a, m.b)
+        board, rules = _gravity_case(rng)
         if board.tile_count:
             out.append((board, rules))
     return out
+
+
+def _gravity_case(rng: random.Random) -> tuple[Board, Rules]:
+    """One settled board, zero to three random moves into play."""
+    gravity = rng.choice(["down", "up", "left", "right"])
+    grid = oracle_gravity(random_grid(rng, max_rows=5, max_cols=5), gravity)
+    board, rules = Board.from_grid(grid), Rules(border=rng.random() < 0.5, gravity=gravity)
+    for _ in range(rng.choice([0, 0, 1, 2, 3])):
+        moves = removable_pairs(board, rules)
+        if not moves:
+            break
+        m = rng.choice(moves)
+        board = play(board, rules, m.a, m.b)
+    return board, rules
 
 
 def test_clearing_a_type_from_the_top_keeps_solvable_gravity_boards_solvable():
@@ -253,3 +265,67 @@ def test_greedy_trap_really_traps_greedy_play():
             break
         board = play(board, level.rules, moves[0].a, moves[0].b)
     assert not board.is_cleared()
+
+
+# -- the same rules under Hypothesis: a failure shrinks to a small board -------------------------
+
+
+@equivalence(300)
+@given(grid=grids(settle=False), border=st.booleans())
+def test_every_rule_without_gravity_keeps_a_drawn_board_solvable(grid, border):
+    """The lock test, the flow pairing check, the lock test on a solution's pairing, the
+    closure, probing and the search without lock or probing, on one board."""
+    board, rules = Board.from_grid(grid), Rules(border=border)
+    assume(board.tile_count)
+    truth = brute_solve(grid, border, "none")
+    assert not (root_lock(board, rules) and truth), "the lock test fired on a solvable board"
+    assert not (pairing_check(board, rules) is not None and truth), "the pairing check fired on a solvable board"
+    found = PairingSearch(board, rules, Budget(nodes=None), lock=False, probe=False).search()
+    assert (found is not None) == truth, "the search without lock or probing"
+    if not truth:
+        return
+    w = board.cols + 2 * PAD
+    partners = {}
+    for a, b in brute_solution(grid, border, "none"):
+        pa, pb = to_padded(a, w), to_padded(b, w)
+        partners[pa], partners[pb] = [pb], [pa]
+    assert locked_tiles(Grid(board, rules), list(partners), partners) == [], "the lock test on a solution's pairing"
+    search = PairingSearch(board, rules, Budget(nodes=10))
+    assert search.closure(search.types), "the closure declared a solvable board dead"
+    if search.moves:
+        order = [((p // search.w - PAD, p % search.w - PAD), (q // search.w - PAD, q % search.w - PAD))
+                 for p, q in search.moves]
+        result = replay(board, rules, order)
+        assert result.ok and brute_solve(result.final.grid(), border, "none"), f"the closure's {order}"
+    order = []
+    assert not search.locked((), order), "the lock test fired on a solvable board after the closure"
+    assert search.closure(search.probe(order)), "probing forbade every pairing of a type"
+
+
+@equivalence(150)
+@given(case=drawn(_gravity_case))
+def test_every_rule_under_gravity_keeps_a_drawn_board_solvable(case):
+    """Clearing a type from the top, the move search with and without that rule, and the race
+    and restarts with turns of one node, on one board."""
+    import llkgen.verifier.movesearch as movesearch
+
+    board, rules = case
+    assume(board.tile_count)
+    truth = brute_solve(board.grid(), rules.border, rules.gravity)
+    search = MoveSearch(board, rules, Budget(nodes=10))
+    grid = search.root.copy()
+    played = search.closure(grid)
+    if played:
+        result = replay(board, rules, played)
+        assert result.ok and result.final == grid.to_board(), played
+        assert not truth or brute_solve(result.final.grid(), rules.border, rules.gravity), \
+            f"clearing from the top lost the solution: played {played}"
+    found = {f"safe={safe}": MoveSearch(board, rules, Budget(nodes=None), safe=safe).search() for safe in (True, False)}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(movesearch, "SLICE", 1)
+        found["race"] = MoveSearch(board, rules, Budget(nodes=None), dive=0).search()
+    for name, moves in found.items():
+        assert (moves is not None) == truth, name
+        if moves is not None:
+            res = replay(board, rules, moves)
+            assert res.ok and res.cleared, name

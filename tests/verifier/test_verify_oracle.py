@@ -21,7 +21,7 @@ import functools
 import inspect
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 import llkgen.verifier as verify_mod
 from llkgen.game.board import Board, Rules
@@ -29,7 +29,7 @@ from llkgen.game.referee import replay
 from llkgen.verifier import Budget, verify
 
 import oracle as O
-from strategies import cases, grid_text, seeded_cases
+from strategies import cases, equivalence, grid_text, seeded_cases
 
 GENEROUS = 200_000  # nodes; far above what any board here needs
 MAX_UNKNOWN_RATE = 0.01
@@ -244,13 +244,29 @@ def test_verify_is_deterministic():
 
 # A Hypothesis pass over the shared strategy: fixed (derandomized) so the run is reproducible, and
 # it shrinks any failure to a small board.
-@settings(max_examples=300, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@equivalence(300)
 @given(case=cases(max_tiles=12))
 def test_verify_matches_brute_hypothesis(case):
+    _check_engine(case, "auto")
+
+
+@pytest.mark.parametrize("engine", ["search", "baseline"])
+def test_the_plain_engines_match_brute_hypothesis(engine):
+    """``auto``'s shortcuts held to the plain searches and to brute force on the same drawn boards
+    (the seeded sweeps above run every engine on thousands)."""
+
+    @equivalence(150)
+    @given(case=cases(max_tiles=12))
+    def check(case):
+        _check_engine(case, engine)
+
+    check()
+
+
+def _check_engine(case, engine: str) -> None:
     grid, border, gravity = case
     verdict = verify(Board.from_grid(grid), Rules(border=border, gravity=gravity),
-                     Budget(nodes=GENEROUS), **_engine_kw("auto"))
+                     Budget(nodes=GENEROUS), **_engine_kw(engine))
     expected = O.brute_solve(grid, border, gravity)
     problem = check_verdict(case, expected, verdict)
     assert problem is None, problem
