@@ -23,13 +23,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import given
 
 from llkgen.analysis.advice import FATAL, SAFE, UNDECIDED, ReshuffleError, classify_moves, hint, reshuffle
 from llkgen.game.board import Board, Rules
 from llkgen.verifier import Budget
 
 import oracle as O
-from strategies import grid_text, seeded_cases
+from strategies import cases, equivalence, grid_text, seeded_cases
 
 GENEROUS = Budget(nodes=200_000)
 
@@ -73,6 +74,13 @@ def test_classify_moves_matches_brute_force(seed, count, kw):
         totals += _check_labels(grid, border, gravity, GENEROUS, allow_unknown=False)
     # The sweep must exercise both answers, or it proves nothing.
     assert totals[SAFE] > 100 and totals[FATAL] > 100, totals
+
+
+@equivalence(150)
+@given(case=cases(max_tiles=12))
+def test_classify_moves_matches_brute_force_on_drawn_boards(case):
+    """The sweep above on one drawn board, so a failure shrinks."""
+    _check_labels(*case, GENEROUS, allow_unknown=False)
 
 
 def test_classify_moves_at_a_tiny_budget_is_still_sound():

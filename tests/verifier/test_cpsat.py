@@ -20,6 +20,8 @@ import functools
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
 from llkgen.game.board import Board, Rules
@@ -38,7 +40,7 @@ from llkgen.verifier.cpsat import (
 )
 
 import oracle as O
-from strategies import grid_text, seeded_cases
+from strategies import equivalence, grid_text, grids, seeded_cases
 
 # Deterministic seconds per small board: far above what any of them needs (they take < 0.05).
 SMALL_LIMIT = Budget(nodes=5 * NODES_PER_DET_SECOND)
@@ -268,6 +270,21 @@ def test_profiles_hold_both_answers():
 def test_cpsat_matches_brute(profile, probe):
     wrong, counts = _sweep(profile, slow=False, probe=probe)
     assert not wrong, f"{len(wrong)} wrong answers {counts}; first ones:" + "".join(wrong[:5])
+
+
+@equivalence(100)
+@given(grid=grids(settle=False), border=st.booleans(), probe=st.booleans())
+def test_cpsat_matches_brute_on_drawn_boards(grid, border, probe):
+    """The profiles' check on one drawn board, probed or the raw model, so a failure shrinks."""
+    board, rules = Board.from_grid(grid), Rules(border=border)
+    if probe:
+        status, order, _stats = solve_cpsat(board, rules, SMALL_LIMIT)
+    else:
+        model, handles = build_model(board, rules, probe=False)
+        result = solve_model(model, handles, deterministic_limit=budget_limits(SMALL_LIMIT)[0])
+        status, order = result.status, result.order
+    problem = _check(grid, border, O.brute_solve(grid, border, "none"), status, order)
+    assert problem is None, problem
 
 
 @pytest.mark.slow

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from llkgen.game.board import Board, Rules
 from llkgen.verifier import Budget, verify
@@ -18,7 +20,7 @@ from llkgen.verifier.gravlock import gravity_locked
 
 from oracle import brute_solve, oracle_gravity
 from paths import ROOT
-from strategies import grid_text, positions_in_play, random_grid
+from strategies import cases, equivalence, grid_text, positions_in_play, random_grid
 
 GRAVITIES = ("down", "up", "left", "right", "none")
 
@@ -66,6 +68,20 @@ def test_locked_tiles_only_on_unsolvable_positions(gravity):
                 grid = position.grid()
                 assert all(grid[r][c] > 0 for r, c in locked)
     assert fired > 0.4 * unsolvable and fired > 30, (fired, unsolvable, checked)
+
+
+@equivalence(200)
+@given(case=cases(max_tiles=16, max_types=4, settle=True), seed=st.integers(0, 2**32 - 1))
+def test_locked_tiles_only_on_unsolvable_drawn_positions(case, seed):
+    """The sweep above on one drawn board and a few positions in play, so a failure shrinks."""
+    grid, border, gravity = case
+    board, rules = Board.from_grid(grid), Rules(border=border, gravity=gravity)
+    assume(board.tile_count)
+    for position in positions_in_play(board, rules, random.Random(seed), 3):
+        locked = gravity_locked(position, rules)
+        if locked:
+            assert not brute_solve(position.grid(), border, gravity), f"locked {locked} in a solvable position"
+            assert all(position.grid()[r][c] > 0 for r, c in locked)
 
 
 @pytest.mark.parametrize("gravity", GRAVITIES[:4])

@@ -14,13 +14,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 import llkgen.verifier.precedence as precedence
 from llkgen.game.board import Board, Rules
 from llkgen.verifier.precedence import precedence_cycle
 
 from oracle import brute_solve, oracle_gravity
-from strategies import grid_text, positions_in_play, random_grid
+from strategies import cases, equivalence, grid_text, positions_in_play, random_grid
 
 GRAVITIES = ("down", "up", "left", "right")
 
@@ -62,6 +64,22 @@ def test_claims_only_on_unsolvable_positions(gravity):
     fired, unsolvable, wrong = _sweep(gravity)
     assert not wrong, wrong[0]
     assert fired > 0.2 * unsolvable and fired > 20, (fired, unsolvable)
+
+
+@equivalence(200)
+@given(case=cases(gravities=GRAVITIES, max_tiles=16, max_types=4, settle=True), seed=st.integers(0, 2**32 - 1))
+def test_claims_only_on_unsolvable_drawn_positions(case, seed):
+    """The sweep above on one drawn board and a few positions in play, so a failure shrinks."""
+    grid, border, gravity = case
+    board, rules = Board.from_grid(grid), Rules(border=border, gravity=gravity)
+    assume(board.tile_count)
+    for position in positions_in_play(board, rules, random.Random(seed), 3):
+        cycle = precedence_cycle(position, rules)
+        if cycle is not None:
+            tiles = position.grid()
+            assert cycle.tiles and all(tiles[r][c] > 0 for r, c in cycle.tiles)
+            assert cycle.types == sorted({tiles[r][c] for r, c in cycle.tiles})
+            assert not brute_solve(tiles, border, gravity), f"{cycle.tiles} named in a solvable position"
 
 
 def test_a_forgotten_neighbour_is_caught(monkeypatch):
