@@ -76,7 +76,7 @@ def test_classify_moves_matches_brute_force(seed, count, kw):
     assert totals[SAFE] > 100 and totals[FATAL] > 100, totals
 
 
-@equivalence(150)
+@equivalence(100)
 @given(case=cases(max_tiles=12))
 def test_classify_moves_matches_brute_force_on_drawn_boards(case):
     """The sweep above on one drawn board, so a failure shrinks."""

@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from llkgen.analysis import native_players
 from llkgen.analysis.metrics import RANDOM_CLEAR_KEY, clear_rate_within, initial_moves, random_clear_rate
@@ -27,7 +29,7 @@ from llkgen.generation.generator import construct, deal, generate_level, generat
 from llkgen.generation.spec import parse_spec
 from llkgen.verifier import Budget, verify
 
-from strategies import random_case
+from strategies import cases, equivalence, random_case
 
 
 def spec_text(**sections: str) -> str:
@@ -70,24 +72,37 @@ def full_deal(rows: int, cols: int, types: int, seed: int) -> Board:
     return Board(rows, cols, tuple(int(t) for t in tiles))
 
 
+def _follow(grid, border: bool, gravity: str, k: int) -> int:
+    """A playout played to its end by random moves (``default_rng(k)``), its moves compared
+    with ``removable_pairs`` at every step. Returns the number of moves."""
+    board, rules = Board.from_grid(grid), Rules(border, gravity)
+    p = Playout(board, rules)
+    pick = np.random.default_rng(k)
+    steps = 0
+    while True:
+        want = [(m.a, m.b) for m in removable_pairs(board, rules)]
+        assert [p.cells(m) for m in p.moves()] == want, (grid, border, gravity)
+        if not want:
+            return steps
+        i = int(pick.integers(len(want)))
+        p.remove(*p.moves()[i])
+        board = play(board, rules, *want[i])
+        steps += 1
+
+
 def test_playout_moves_match_removable_pairs_at_every_step():
     rng = random.Random(5)
     steps = 0
     for k in range(400):
-        grid, border, gravity = random_case(rng)
-        board, rules = Board.from_grid(grid), Rules(border, gravity)
-        p = Playout(board, rules)
-        pick = np.random.default_rng(k)
-        while True:
-            want = [(m.a, m.b) for m in removable_pairs(board, rules)]
-            assert [p.cells(m) for m in p.moves()] == want, (grid, border, gravity)
-            if not want:
-                break
-            i = int(pick.integers(len(want)))
-            p.remove(*p.moves()[i])
-            board = play(board, rules, *want[i])
-            steps += 1
+        steps += _follow(*random_case(rng), k)
     assert steps > 800  # the boards were not all stuck at once
+
+
+@equivalence(100)
+@given(case=cases(max_tiles=16), k=st.integers(0, 2**32 - 1))
+def test_playout_moves_match_removable_pairs_on_drawn_boards(case, k):
+    """The check above under Hypothesis: a failure shrinks to a small board."""
+    _follow(*case, k)
 
 
 @pytest.mark.parametrize("gravity", ["none", "down", "left"])

@@ -235,7 +235,7 @@ def test_verify_with_the_gravity_proofs_matches_brute_force(seed):
     assert stages.get("components", 0) > 20 and stages.get("reach-pairing", 0) > 3, stages
 
 
-@equivalence(150)
+@equivalence(100)
 @given(case=drawn(_walled_case, (*DIRECTIONS, "none"), max_rows=5, max_cols=6, max_tiles=14, min_fill=0.8),
        nodes=st.sampled_from((3, 10, 2000)), play_seed=st.integers(0, 2**32 - 1))
 def test_every_gravity_proof_holds_on_a_drawn_board(case, nodes, play_seed):
