@@ -3,7 +3,7 @@
 llkgen is pure Python. A wheel, or a regular ``pip install .``, also compiles its search core
 with mypyc: the same source files, compiled to C extension modules that Python imports in
 their place. They give the same verdicts, the same witnesses and the same node counts as the
-pure Python they come from (``tests/test_package.py`` holds the two to that on a wheel built
+pure Python they come from (``tests/project/test_package.py`` holds the two to that on a wheel built
 here, and docs/benchmarks.md gives the speed-up). Nothing is compiled when:
 
 * the install is editable (``pip install -e .``): a compiled module would shadow its source

@@ -6,7 +6,7 @@ which argument, what was expected and what was found -- never a ``TypeError`` or
 ``AttributeError`` from deep inside the library, which trusts its arguments. They then call the
 library unchanged, so their results carry the library's guarantees: a ``solvable`` verdict's
 witness has been replayed by the referee, and every generated level is certified.
-``tests/test_api_edge.py`` calls each with wrong-typed arguments and holds it to this.
+``tests/api/test_api_edge.py`` calls each with wrong-typed arguments and holds it to this.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ happened, the flush at exit included; a closed pipe ends the command quietly, as
 
 And the process's last moments: once its last exit function has run, the interpreter puts
 back the default action of every signal it handled, and a Ctrl-C then killed a finished run
-by SIGINT, with no message (tests/test_workers.py's 40 Ctrl-Cs at random points of ``make``). So
+by SIGINT, with no message (tests/execution/test_workers.py's 40 Ctrl-Cs at random points of ``make``). So
 the exit function that runs last (registered first, before any module that registers one)
 ignores Ctrl-C and SIGTERM: nothing is left to stop or to wait for, and the process ends with
 the code it already has. Before that, :func:`llkgen.console.run_app` handles them.

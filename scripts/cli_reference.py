@@ -8,7 +8,7 @@ hand-written prose around the markers (shared flags, exit codes, budgets) is lef
     python scripts/cli_reference.py            # rewrite docs/cli.md
     python scripts/cli_reference.py --check    # exit 1 if docs/cli.md is out of date
 
-``tests/test_docs.py`` runs the same rendering in memory and compares it with the file.
+``tests/project/test_docs.py`` runs the same rendering in memory and compares it with the file.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """Set-up shared by every test module.
 
-The helpers beside the tests (``oracle``, ``strategies``, ``demo_pack``, ``browser``, ``run``)
-are plain modules imported by name. This directory is put on ``sys.path`` here, once, so those
-imports work under any pytest import mode, from a checkout or from an unpacked sdist, without
+The tests live in one folder per wing (``tests/verifier/test_lock_tables.py``; ``pytest
+tests/verifier`` runs one wing) and ``tests/project/`` for the docs and the package. The helpers
+beside this file (``oracle``, ``strategies``, ``paths``, ``demo_pack``, ``browser``, ...) are plain
+modules imported by name. This directory is put on ``sys.path`` here, once, so those imports work
+from any wing, under any pytest import mode, from a checkout or from an unpacked sdist, without
 each test module guessing how it was imported.
 """
 

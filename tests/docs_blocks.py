@@ -10,7 +10,7 @@ not show::
 
 ``marked_block(NAME)`` returns its code, wherever the block lives (README.md or any page under
 docs/), so a page can be split or a block moved without touching the
-test that runs it. A name is unique across the docs. ``tests/test_docs.py`` checks that every
+test that runs it. A name is unique across the docs. ``tests/project/test_docs.py`` checks that every
 marked block is read by some test.
 """
 

@@ -1,5 +1,5 @@
-"""Watching worker processes in /proc: what tests/test_workers.py and the wheel test in
-tests/test_package.py need to check that workers never outlive a killed ``llkgen`` run.
+"""Watching worker processes in /proc: what tests/execution/test_workers.py and the wheel test in
+tests/project/test_package.py need to check that workers never outlive a killed ``llkgen`` run.
 
 :func:`heavy_pack` writes levels that keep a verifier busy in the search core for minutes (so a
 worker killed with its parent is killed *in* search code, compiled or not), and

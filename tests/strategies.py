@@ -12,6 +12,10 @@ Two flavours of the same distribution:
 * ``random_grid(rng)`` / ``random_case(rng)`` / ``seeded_cases(seed, n)`` use
   an explicit ``random.Random`` so sweeps are deterministic and cheap.
 
+``drawn(generator)`` turns a seeded generator into a strategy (Hypothesis draws every number the
+generator asks of its ``rng``, so the board shrinks with them), and ``equivalence(n)`` is the
+settings of every test that holds a C port or a shortcut to the plain code or to the oracle.
+
 Tile types are drawn from a small alphabet and get 2, 4 or 6 copies each, so a
 type may hold several interchangeable pairs, the case that trips up solvers.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from oracle import GRAVITIES, oracle_gravity
@@ -49,6 +54,26 @@ def _tile_multiset(type_copies: list[tuple[int, int]], room: int) -> list[int]:
 
 
 # --------------------------------------------------------------------------- hypothesis
+
+
+def equivalence(examples: int) -> settings:
+    """The settings of an equivalence test (C against the Python it replaces, a shortcut against
+    the plain search or the oracle): ``examples`` cases, the same ones on every run.
+
+    ``derandomize=True`` draws them from a hash of the test, so a failure is the same shrunk
+    board on every machine and every rerun; Hypothesis then keeps no example database (it
+    refuses one beside ``derandomize``), so nothing on disk changes what runs. No deadline: the
+    machine's load is not the test's business. ``print_blob`` prints the
+    ``@reproduce_failure`` line of a failure."""
+    return settings(max_examples=examples, derandomize=True, database=None, deadline=None, print_blob=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def drawn(generator, *args, **kw) -> st.SearchStrategy:
+    """``generator(rng, *args, **kw)`` as a strategy: every number it asks of ``rng`` is a
+    Hypothesis draw, so a failing case shrinks (fewer rows, fewer tiles, the first choices) the
+    way its draws do, whatever the generator builds."""
+    return st.randoms(use_true_random=False).map(lambda rng: generator(rng, *args, **kw))
 
 
 @st.composite
@@ -229,3 +254,120 @@ def dropped_board(rng: random.Random, max_rows: int = 5, max_cols: int = 6, grav
         cells[i] = v * scale
     gravity = rng.choice(gravities or ("down", "up", "left", "right"))
     return Board(rows, cols, tuple(cells)), Rules(border=rng.random() < 0.45, gravity=gravity)
+
+
+# --------------------------------------------------------------------------- unusual shapes
+# Board shapes the walled sweeps rarely draw, for the gravity proofs (tests/verifier/
+# test_gravity_pruning.py): walls along the edge, one row or column, walls on half the board,
+# walled pockets, a single type, and one type above the reach test's matching limit.
+
+WALL = -1
+
+
+def _place_types(rng: random.Random, grid: list[list[int]], counts: list[int], cap: int = 14) -> list[list[int]]:
+    """Tiles of types 1, 2, ... with ``counts`` copies each on random free cells (at most
+    ``cap`` tiles, whole types only)."""
+    free = [(r, c) for r, row in enumerate(grid) for c, v in enumerate(row) if v == 0]
+    rng.shuffle(free)
+    tiles: list[int] = []
+    for t, k in enumerate(counts, 1):
+        if len(tiles) + k > min(cap, len(free)):
+            break
+        tiles += [t] * k
+    for (r, c), t in zip(free, tiles):
+        grid[r][c] = t
+    return grid
+
+
+def _shape_counts(rng: random.Random) -> list[int]:
+    return [rng.choice((2, 2, 4, 4, 6)) for _ in range(5)]
+
+
+def edge_walled(rng: random.Random) -> list[list[int]]:
+    """Walls mostly on the board's edge cells: the ring runs around them."""
+    rows, cols = rng.randint(2, 5), rng.randint(2, 6)
+    p = rng.uniform(0.3, 0.9)
+    grid = [[WALL if (r in (0, rows - 1) or c in (0, cols - 1)) and rng.random() < p
+             or rng.random() < 0.1 else 0 for c in range(cols)] for r in range(rows)]
+    return _place_types(rng, grid, _shape_counts(rng))
+
+
+def thin(rng: random.Random) -> list[list[int]]:
+    """1 x N or N x 1, some walls."""
+    n = rng.randint(2, 14)
+    line = [WALL if rng.random() < 0.2 else 0 for _ in range(n)]
+    (line,) = _place_types(rng, [line], _shape_counts(rng), cap=12)
+    return [line] if rng.random() < 0.5 else [[v] for v in line]
+
+
+def dense_walls(rng: random.Random) -> list[list[int]]:
+    rows, cols = rng.randint(2, 6), rng.randint(2, 6)
+    p = rng.uniform(0.35, 0.65)
+    grid = [[WALL if rng.random() < p else 0 for _ in range(cols)] for _ in range(rows)]
+    return _place_types(rng, grid, _shape_counts(rng))
+
+
+def single_type(rng: random.Random) -> list[list[int]]:
+    rows, cols = rng.randint(2, 5), rng.randint(2, 6)
+    p = rng.uniform(0.1, 0.5)
+    grid = [[WALL if rng.random() < p else 0 for _ in range(cols)] for _ in range(rows)]
+    return _place_types(rng, grid, [rng.choice((4, 6)), 2][: rng.randint(1, 2)])
+
+
+def pocket(rng: random.Random) -> list[list[int]]:
+    """A walled rectangle inside the board: its inside is a component of its own even with
+    the border ring on. Pairs on each side; sometimes one tile swapped across, so each side
+    is odd in two types while the board's counts stay even."""
+    rows, cols = rng.randint(4, 6), rng.randint(4, 7)
+    grid = [[0] * cols for _ in range(rows)]
+    r0, c0 = rng.randint(0, rows - 3), rng.randint(0, cols - 3)
+    h, w = rng.randint(3, min(4, rows - r0)), rng.randint(3, min(5, cols - c0))
+    for r in range(r0, r0 + h):
+        for c in range(c0, c0 + w):
+            if r in (r0, r0 + h - 1) or c in (c0, c0 + w - 1):
+                grid[r][c] = WALL
+    inside = [(r, c) for r in range(r0 + 1, r0 + h - 1) for c in range(c0 + 1, c0 + w - 1)]
+    outside = [(r, c) for r in range(rows) for c in range(cols) if grid[r][c] == 0 and (r, c) not in inside]
+    for cells, pairs in ((inside, rng.randint(1, 3)), (outside, rng.randint(1, 5))):
+        rng.shuffle(cells)
+        for i in range(min(pairs, len(cells) // 2)):
+            t = rng.randint(1, 3)
+            for r, c in cells[2 * i: 2 * i + 2]:
+                grid[r][c] = t
+    a = [x for x in inside if grid[x[0]][x[1]] > 0]
+    b = [x for x in outside if grid[x[0]][x[1]] > 0]
+    if a and b and rng.random() < 0.3:
+        (ra, ca), (rb, cb) = rng.choice(a), rng.choice(b)
+        grid[ra][ca], grid[rb][cb] = grid[rb][cb], grid[ra][ca]
+    return grid
+
+
+def big_type(rng: random.Random) -> list[list[int]]:
+    """One type above the reach test's MATCHING_MAX tiles: only the odd-component test applies to it."""
+    from llkgen.verifier.reach import MATCHING_MAX
+
+    rows, cols = rng.randint(4, 5), rng.randint(4, 5)
+    p = rng.uniform(0.1, 0.3)
+    grid = [[WALL if rng.random() < p else 0 for _ in range(cols)] for _ in range(rows)]
+    free = sum(row.count(0) for row in grid)
+    return _place_types(rng, grid, [min(free // 2 * 2, MATCHING_MAX + 2)], cap=MATCHING_MAX + 2)
+
+
+SHAPES = {"edge": edge_walled, "thin": thin, "dense": dense_walls, "single": single_type,
+            "pocket": pocket}
+
+
+def shape_cases(family: str, seed: int, n: int, settle: float = 0.5) -> list[tuple[list[list[int]], bool, str]]:
+    """``n`` seeded ``(grid, border, gravity)`` of one of :data:`SHAPES` (or ``"big"``, :func:`big_type`),
+    a ``settle`` share of them settled under their gravity."""
+    rng = random.Random(seed)
+    out: list[tuple[list[list[int]], bool, str]] = []
+    while len(out) < n:
+        grid = SHAPES[family](rng) if family in SHAPES else big_type(rng)
+        if not any(v > 0 for row in grid for v in row):
+            continue
+        gravity, border = rng.choice(GRAVITIES), rng.random() < 0.5
+        if gravity != "none" and rng.random() < settle:
+            grid = oracle_gravity(grid, gravity)
+        out.append((grid, border, gravity))
+    return out

@@ -1,6 +1,6 @@
 """Print what the search core decides on a fixed set of seeded boards, one JSON line each.
 
-``tests/test_package.py`` runs this script twice: with the wheel it builds (whose search core
+``tests/project/test_package.py`` runs this script twice: with the wheel it builds (whose search core
 is compiled, see setup.py) and with the source tree (pure Python). The two outputs must be
 identical: the same verdicts, witnesses, stages and node counts, the same forward play and
 model players' clear rates. It

@@ -5,7 +5,7 @@
  * a debugging build defines LLKGEN_CHECK (setup.py does, with LLKGEN_CHECK=1 in the
  * environment) and every assert runs, as does the comparison of the model players' updated
  * move lists with fresh ones (LLKGEN_CHECK_MOVES, llkgen/analysis/_players.c).
- * tests/test_native_checked.py builds that way and runs the C-versus-Python tests on it.
+ * tests/project/test_native_checked.py builds that way and runs the C-versus-Python tests on it.
  *
  * Include it before <assert.h> is included again: <assert.h> defines assert anew each time,
  * from NDEBUG as it stands. */

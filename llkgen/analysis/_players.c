@@ -1,7 +1,7 @@
 /* The model players in C: the same five players as llkgen/analysis/players.py, making the same
  * choices with the same random numbers, so a playthrough clears the same boards with the same
  * moves whichever of the two runs it. llkgen/analysis/native_players.py is the only caller;
- * tests/test_native_players.py holds the two to the same moves, model by model.
+ * tests/analysis/test_native_players.py holds the two to the same moves, model by model.
  *
  * This file holds, in order: a position and the moves of a position; the moves after a move
  * (moves_after, moves_after_gravity); the random numbers and the models; setting up and freeing;

@@ -223,7 +223,7 @@ def screen(board: Board | Playout, rules: Rules, seed: int, window: tuple[float 
     level ``make`` keeps is measured again, whole, on a stream of its own
     (:mod:`llkgen.generation.generator`); the kept numbers are those. The screening's repeated
     looks do reject more candidates whose true score is near the window's edge, and pass some
-    that lie just outside it -- both only move cost (``tests/test_screening.py`` holds it).
+    that lie just outside it -- both only move cost (``tests/generation/test_screening.py`` holds it).
     The runs are the same numbers :func:`measure` plays on ``stream``: the screening's
     ``rates`` are :func:`measure`'s at the same run counts."""
     check_precision(precision, max_runs)

@@ -6,7 +6,7 @@ players in Python (compiled by mypyc in a regular install) that was most of ``ma
 column's empty cells as a 64-bit mask, the link test of a few bit operations, no object made.
 It makes the same choices with the same random numbers (:class:`~llkgen.analysis.players.PlayRng`,
 written the same way in both), so a level's clear rates, score and tier do not depend on
-whether it is built: ``tests/test_native_players.py`` holds the two to the same moves, model
+whether it is built: ``tests/analysis/test_native_players.py`` holds the two to the same moves, model
 by model, on thousands of boards.
 
 It is optional, like the C gravity search: without a C compiler, or with ``LLKGEN_PURE=1``, it

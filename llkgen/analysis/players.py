@@ -354,7 +354,7 @@ def runs_from(model: str, start: Playout, base: int, k0: int, k1: int, *,
               stop: Callable[[int, int], bool] | None = None) -> int:
     """How many of the playthroughs ``PlayRng(base, k)``, ``k0 <= k < k1``, of ``model`` clear
     ``start``: in C when :mod:`llkgen.analysis.native_players` takes the board, else here. Both
-    give the same count (``tests/test_native_players.py`` holds them to the same moves).
+    give the same count (``tests/analysis/test_native_players.py`` holds them to the same moves).
     ``stop(cleared, k)``, if given, may end the Python loop after playthrough ``k`` (its count so
     far is returned); the C players, many times faster, play them all, so a caller must read
     the count as a bound when it stopped."""

@@ -2,7 +2,7 @@
  *
  * They mirror llkgen.game.path.find_path / removable_pairs and llkgen.game.gravity.apply_gravity exactly,
  * including which path is drawn (fewest turns, then shortest, then smallest corner list
- * starting at the first tile); tests/test_viewer_browser.py checks this against the Python
+ * starting at the first tile); tests/render/test_viewer_browser.py checks this against the Python
  * referee after every click and on random boards, so change both or neither.
  *
  * Exposes window.llkgenRules. Everything here is a pure function of its arguments.

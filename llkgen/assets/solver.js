@@ -4,7 +4,7 @@
  * Three verdicts, never confused (as in llkgen.verify): "solvable" comes with a witness (a
  * clearing order, replayable by llkgen.game.referee.replay), "dead" only with a complete proof
  * (the lock test, or a search that explored every line within its budget), and "undecided"
- * when the budget ran out first. tests/test_viewer_solver.py holds every verdict to the Python
+ * when the budget ran out first. tests/render/test_viewer_solver.py holds every verdict to the Python
  * verifier on random and generated boards.
  *
  * Exposes window.llkgenSolver: lockTest, search, Search, classifyMoves, adviseMove.
@@ -15,7 +15,7 @@
   var R = window.llkgenRules;
 
   /** Default node budget of one search: a few thousand boards stay well under a second on a
-   *  10x16 board (measured in tests/test_viewer_solver.py's timing report). */
+   *  10x16 board (measured in tests/render/test_viewer_solver.py's timing report). */
   var DEFAULT_BUDGET = 3000;
 
   function copyGrid(g) { return g.map(function (row) { return row.slice(); }); }

@@ -1,7 +1,7 @@
 """The commands that read one level and answer about its board: ``show``, ``moves``, ``hint``,
 ``reshuffle``, ``replay`` and ``solve``. They are the quick ones: each imports what it uses when
 it runs (the analysis, the verifier), so that ``llkgen show`` pays for none of it
-(tests/test_cli_imports.py)."""
+(tests/cli/test_cli_imports.py)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ command's own options are declared on the command itself, their help beside them
 
 Each shared one is a type to annotate a parameter with (``quiet: Quiet = False``), or, where the
 help names the command (``--json``) or adds to a shared beginning (``--budget``), a function
-that gives the option. tests/test_cli.py holds sibling commands to these texts.
+that gives the option. tests/cli/test_cli.py holds sibling commands to these texts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import typer
 from llkgen.verifier import verdict
 
 #: The kinds (``llkgen.<kind>/<n>``, ``llkgen schema <kind>``) of what each command prints with
-#: ``--json``: the one table of them. tests/test_json_outputs.py fails for a command that gains
+#: ``--json``: the one table of them. tests/cli/test_json_outputs.py fails for a command that gains
 #: ``--json`` without an entry here, and for a kind without its schema.
 COMMAND_OUTPUTS: dict[str, tuple[str, ...]] = {
     "moves": ("moves", "move-labels"),

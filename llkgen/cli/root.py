@@ -42,7 +42,7 @@ COMMANDS = (make.init, level.show, level.moves, level.hint, level.reshuffle, lev
             render.render, render.view, make.make, make.merge, verify.verify, grade.grade, schema.schema,
             grade.calibrate)
 for _command in COMMANDS:
-    # Every example runs as printed, on a terminal of any width (tests/test_cli_help.py).
+    # Every example runs as printed, on a terminal of any width (tests/cli/test_cli_help.py).
     _command.__doc__ = example_kept_whole(_command.__doc__)
     app.command()(_command)
 

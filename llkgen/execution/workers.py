@@ -66,7 +66,7 @@ PARENT_POLL_SECONDS = 0.25
 #: long killed ones are waited for then. SIGTERM is the workers' default action and is never
 #: blocked once a worker is set up (before that, it is held and taken by the initializer), so
 #: a worker ends as soon as it is scheduled; this bound is for one that is not, and it keeps
-#: the whole stop under the 3 s a Ctrl-C may take (tests/test_workers.py).
+#: the whole stop under the 3 s a Ctrl-C may take (tests/execution/test_workers.py).
 JOIN_SECONDS = 1.0
 
 #: How long a stop waits for the pool's manager thread to see the dead workers and finish:

@@ -14,7 +14,7 @@ with no registry and nothing fetched::
     jsonschema.validate(json.load(open("pack.json")), schema("pack"))
 
 (A ``$ref`` to another file would need a registry that maps its URI to the file, which plain
-``jsonschema`` does not build: so the copies, which tests/test_schemas.py keeps equal.)
+``jsonschema`` does not build: so the copies, which tests/formats/test_schemas.py keeps equal.)
 
 :func:`validate` does that and returns the errors as text. It needs ``jsonschema``, which is
 not one of llkgen's dependencies (``pip install jsonschema``); :func:`schema` does not.

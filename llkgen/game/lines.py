@@ -66,7 +66,7 @@ class Lines:
         strictly between; the vertical-horizontal-vertical family is the same on columns.
         Ends on one row (column) keep only the straight line from the family that would fold
         back on itself. The tile set of a line is then three range masks ANDed with the tiles.
-        ``tests/test_lines.py`` holds this to an independent path enumerator."""
+        ``tests/game/test_lines.py`` holds this to an independent path enumerator."""
         w, tiles, col_tiles = self.w, self.tiles, self.col_tiles
         ra, ca = divmod(pa, w)
         rb, cb = divmod(pb, w)

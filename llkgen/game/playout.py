@@ -4,7 +4,7 @@ A :class:`Playout` holds a padded board (see :mod:`llkgen.game.path`) and the se
 removable right now. :meth:`Playout.moves` lists them in exactly the order of
 :func:`llkgen.game.path.removable_pairs` (``(a, b)`` row-major with ``a < b``; padded indices keep
 row-major order), so choosing ``moves()[i]`` is the same choice a plain loop over
-``removable_pairs`` would make. ``tests/test_generate.py`` checks that equivalence move by
+``removable_pairs`` would make. ``tests/generation/test_generator.py`` checks that equivalence move by
 move, on random boards under every gravity, against ``removable_pairs`` and the referee.
 
 Representation: a :class:`llkgen.game.grid.Grid`, whose bitboard run tables make the path rule a

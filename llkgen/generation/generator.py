@@ -65,7 +65,7 @@ fresh. Each attempt screens and measures fresh on seed streams of its own
 the steering's, which makes near-copies of earlier candidates and would otherwise measure them
 on the very numbers that judged their parents -- reuses the numbers a kept level stores. The
 kept numbers are the fresh measurement, whole, with the guard band, as without aiming
-(``tests/test_screening.py``; ``tests/test_difficulty.py``'s winner's-curse test holds with
+(``tests/generation/test_screening.py``; ``tests/analysis/test_difficulty.py``'s winner's-curse test holds with
 it). What screening does change is which boards reach the fresh measurement: its repeated
 looks reject more candidates near the window's edges than a whole measurement would.
 ``benchmarks/ramp_bench.py`` measures the cost against blind drawing.
@@ -74,6 +74,7 @@ looks reject more candidates near the window's edges than a whole measurement wo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -465,7 +466,7 @@ class _Attempts:
         # guard band rather than the window: it can be kept only inside the band (``_judge``).
         # The stop rejects and never shortens a kept measurement; it conditions a kept score
         # on never having strayed 2 se outside the band, a pull towards the window's centre
-        # too small to see beside the guard's own (tests/test_difficulty.py, the winner's curse).
+        # too small to see beside the guard's own (tests/analysis/test_difficulty.py, the winner's curse).
         band = GUARD_SE * self.spec.grading.precision if self.candidate.screened else 0.0
         fresh = self._measure(fresh_stream, band)
         if self.steering is not None and self.candidate.screened and fresh.complete:

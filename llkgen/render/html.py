@@ -6,9 +6,9 @@ of ``default-src 'none'`` makes the browser refuse any network request, so the f
 offline and cannot leak anything. The output is a pure function of the pack.
 
 The scripts implement the path rule and gravity themselves (``rules.js``);
-``tests/test_viewer_browser.py`` proves they agree with :func:`llkgen.game.referee.replay` by
+``tests/render/test_viewer_browser.py`` proves they agree with :func:`llkgen.game.referee.replay` by
 comparing boards after every click. What the page claims about a board it proves itself
-(``solver.js``: the lock test and a bounded search), and ``tests/test_viewer_solver.py`` holds
+(``solver.js``: the lock test and a bounded search), and ``tests/render/test_viewer_solver.py`` holds
 those claims to :func:`llkgen.verifier.verify`. The difficulty curve above the list is drawn here,
 in Python (:mod:`llkgen.render.curve`), so the manual can use the same picture.
 
@@ -17,7 +17,7 @@ weakest first, which the page sorts the level list's tier column by, and the mod
 measured strength (:data:`~llkgen.analysis.ladder.STRENGTH`) with the clear rate that counts as
 reliable (:data:`~llkgen.analysis.ladder.RELIABLY`): the page shows a level's clear rates in that
 order and says where they are not monotone, as :func:`llkgen.analysis.ladder.profile` does for
-``llkgen grade`` (``tests/test_viewer_designer.py`` holds the page to it).
+``llkgen grade`` (``tests/render/test_viewer_designer.py`` holds the page to it).
 """
 
 from __future__ import annotations

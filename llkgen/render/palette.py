@@ -12,7 +12,7 @@ whose lightness L* lies in 35..90 (no near-black tile to pass for a wall, no nea
 pass for an empty cell) and that are at least 14 from the empty, wall, ring, paper and black
 fills; ties go to the smaller hex string. The previous palette (Kelly's 22, then matplotlib's
 tab20) held near-twins: two greys 2.2 apart and two oranges 4.0 apart, both within the 24
-types the shipped specs use. ``tests/test_palette.py`` pins the result: the closest two of
+types the shipped specs use. ``tests/render/test_palette.py`` pins the result: the closest two of
 the first 12 fills are 22.8 apart, of the first 24 19.7, of all 40 15.4. Types beyond 40
 reuse the cycle and are told apart by their label. Re-run the pick (and that test's bounds)
 if the empty, wall or ring fills change.

@@ -862,7 +862,7 @@ static PyObject *gs_search(PyObject *self, PyObject *args)
 }
 
 #ifdef LLKGEN_CHECK
-/* check_fault(): in the assert build only, for tests/test_native_checked.py. It breaks an
+/* check_fault(): in the assert build only, for tests/project/test_native_checked.py. It breaks an
  * invariant on purpose (it compacts a line the board does not have), so that the test sees an
  * assert fire and knows the asserts are compiled in. It does not return. */
 static PyObject *gs_check_fault(PyObject *self, PyObject *args)

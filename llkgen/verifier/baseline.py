@@ -9,7 +9,7 @@ because the outcome of play depends on the board alone).
 It is frozen on purpose. ``benchmarks/verify_bench.py`` reports the verifier against it in
 the same run, so a speed-up means the same thing in every report: nothing in the verifier's
 own representation (:mod:`llkgen.game.grid`) or its pruning reaches this module. It is still exact,
-and ``tests/test_verify_oracle.py`` holds it to the brute-force oracle like every engine.
+and ``tests/verifier/test_verify_oracle.py`` holds it to the brute-force oracle like every engine.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ chosen shape crosses no tile to step 0: such a pair waits for nobody, and loweri
 only helps the constraints in which its tiles precede others; 1-4 still hold. Constraint 5 is
 implied by 4. So every solvable board has a feasible model, and INFEASIBLE means no clearing
 sequence exists. (Lock probing leans on the soundness argument of :mod:`llkgen.verifier.lock`;
-``tests/test_cpsat.py`` sweeps the model with probing off as well, against brute force.)
+``tests/verifier/test_cpsat.py`` sweeps the model with probing off as well, against brute force.)
 
 Conversely (why a FEASIBLE answer is a real solution): sorting by ``t``, each pair's chosen
 shape crosses only tiles with a smaller ``t``, all already removed (each tile exactly once, by

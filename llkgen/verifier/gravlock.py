@@ -52,7 +52,7 @@ buried, with no partner that could ever be brought within reach: the crossing pa
 ``16 17 / 17 16`` in a bottom corner under gravity down, which no path of two turns can join
 before one of them goes, lock the real board ``italankin-fx-CreateSolvable-gravity-0-down``
 (7x12, border on), which the move search did not refute in 10 s. On seeded small boards it
-finds most unsolvable ones (``tests/test_gravity_lock.py``). On random full boards (10x16,
+finds most unsolvable ones (``tests/verifier/test_gravlock.py``). On random full boards (10x16,
 40 types x 4) it locks nothing at the root even where only a few tiles can ever be removed:
 there a tile is possible with a partner whenever each could be brought into reach at *some*
 time, and the relaxation cannot tell that no one sequence of moves brings both at once

@@ -25,7 +25,7 @@ same tiles and more empty cells, and stays legal. Hence clearing ``t`` first los
 The search does it without branching whenever it finds such a type and a sequence of its own
 moves that clears it (played for real, with gravity: ``t`` tiles above a removed one may
 slide, nothing else does). A type with two tiles left at the tops of their runs that link
-now is the common case. ``tests/test_pruning.py`` checks the rule against brute force.
+now is the common case. ``tests/verifier/test_pruning.py`` checks the rule against brute force.
 
 **Types that can never all pair up.** Given ``reach`` (a :class:`~llkgen.verifier.reach.Reach`
 of the root board; the portfolio builds one when the board has walls), every node is asked
@@ -39,7 +39,7 @@ board is fixed by which tiles remain (a run keeps its order for ever), and two d
 of remaining tiles that leave the same board are one position, so no key can merge more
 positions and still be exact. A board enters the table only when its frame is popped with
 every move tried (or when the test above refutes it); a budget running out raises from
-inside the frames, so an interrupted subtree is never recorded (``tests/test_gravity_pruning.py``
+inside the frames, so an interrupted subtree is never recorded (``tests/verifier/test_gravity_pruning.py``
 checks every recorded board against brute force, with the budget stopping the search).
 A node is recorded under two keys: the board as the move left it, and the board after the
 clearings from the top (when they played any). The two stand or fall together: the second is

@@ -18,7 +18,7 @@ list incremental, as :class:`~llkgen.game.playout.Playout` does, bought nothing:
 eight random 10x16 and 12x18 gravity sets, 20 boards of 120 are left unknown at 10 s, against
 44 without it.
 
-It is sound on its own, and tested so (``tests/test_native_gravity.py``, against the brute-force
+It is sound on its own, and tested so (``tests/verifier/test_native_gravity.py``, against the brute-force
 oracle on thousands of small boards in every direction, border on and off, with walls, and
 unsettled starts): "unsolvable" only when the search has tried every move at every position it
 reached (its dead-position table and the safe clearings it plays are argued in the C source);
@@ -30,7 +30,7 @@ Python search goes on alone: the same verdicts wherever both decide, but on a bo
 past the handover, a different witness or node count. Under a node budget a build with it
 decides every board the Python search alone decides: it gets the whole budget from the root,
 and when that runs out the Python search goes on where it paused
-(:class:`~llkgen.verifier.movesearch.MoveSearch` argues it; ``tests/test_handover.py`` holds
+(:class:`~llkgen.verifier.movesearch.MoveSearch` argues it; ``tests/verifier/test_handover.py`` holds
 it on the real boards past the handover). So the node counts of a board past the handover
 depend on whether it is built (:data:`AVAILABLE`, which ``llkgen --version`` reports);
 ``make``'s verifications stop far below the handover, so its packs do not.

@@ -49,7 +49,7 @@ rather than argue. Without gravity a tile never moves and the lock test of
 (:mod:`llkgen.verifier.gravlock`) proves at least as much: with ``Z`` among the tiles it keeps,
 its relaxation finds no open cell beside a held tile (the cover keeps the tiles below it and
 beside it counted) and no partner that could come next to it, so no tile of ``Z`` ever joins
-its removable set (``tests/test_precedence.py`` checks every tile named here is one it calls
+its removable set (``tests/verifier/test_precedence.py`` checks every tile named here is one it calls
 locked). This argument is only cheaper: 1.4 ms on a random 12x18 board in pure Python, against
 25-50 ms. Measured, that bought nothing: it fired on none of the 141 real gravity boards, none
 of 40 random 12x18 roots and none of the positions along random lines of play on the boards
