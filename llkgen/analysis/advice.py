@@ -181,11 +181,14 @@ def whole_call_deadline(budget: Budget, deadline: float | None = None) -> float 
     return min(own, deadline)
 
 
-def _out_of_time(deadline: float | None) -> bool:
+def out_of_time(deadline: float | None) -> bool:
+    """Whether ``deadline`` (a ``time.perf_counter()`` value, ``None`` for none) has passed: the
+    test :func:`llkgen.execution.base.out_of_time` makes, written here because ``llkgen hint``
+    must not load the executors (tests/cli/test_cli_imports.py)."""
     return deadline is not None and time.perf_counter() >= deadline
 
 
-def _within(budget: Budget, deadline: float | None) -> Budget:
+def within(budget: Budget, deadline: float | None) -> Budget:
     """The budget of one verification inside a call bounded by ``deadline``: ``budget``'s
     nodes, and the time left (0 once it has passed, which the verifier answers with
     ``unknown`` at once); without a deadline, ``budget`` itself."""
@@ -194,13 +197,13 @@ def _within(budget: Budget, deadline: float | None) -> Budget:
     return Budget(nodes=budget.nodes, seconds=max(0.0, deadline - time.perf_counter()))
 
 
-def _each(budget: Budget) -> Budget:
+def per_verification(budget: Budget) -> Budget:
     """The node budget of each verification of a call given ``budget`` (module docstring)."""
     alone = budget.nodes is None and budget.seconds is not None
     return Budget(nodes=DEFAULT_NODES if alone else budget.nodes)
 
 
-class _Timed:
+class TimedRng:
     """A numpy random Generator that raises ``OutOfBudget(Limit.SECONDS)`` when drawn from at or
     past ``deadline``; every draw is otherwise the wrapped generator's, so the numbers, and
     what is built from them, are the same. :func:`~llkgen.game.construct.play_forward` draws
@@ -228,7 +231,8 @@ class RawLabel:
     limit: Limit | None = None
 
 
-def _pairs(order: list[Move]) -> Order:
+def pairs_of(order: list[Move]) -> Order:
+    """The cells of each move of ``order``: a removal order without its paths."""
     return [(m.a, m.b) for m in order]
 
 
@@ -261,7 +265,7 @@ class Labeller:
         for i, m in enumerate(moves):
             if out[i] is not None:
                 continue
-            if _out_of_time(self.deadline):
+            if out_of_time(self.deadline):
                 out[i] = RawLabel(Label.UNKNOWN, None, None, "the time budget ran out before this move was checked",
                                   Limit.SECONDS)
                 continue
@@ -274,10 +278,10 @@ class Labeller:
                 self._credit(found, index, out)
                 continue
             self.verifications += 1
-            v = verify(after, self.rules, _within(self.budget, self.deadline))
+            v = verify(after, self.rules, within(self.budget, self.deadline))
             if v.status == SOLVABLE:
-                out[i] = _safe(_pairs(v.moves), "the witness clears the board after this move")
-                found = [(m.a, m.b), *_pairs(v.moves)]
+                out[i] = _safe(pairs_of(v.moves), "the witness clears the board after this move")
+                found = [(m.a, m.b), *pairs_of(v.moves)]
                 self.found.append(found)
                 self._credit(found, index, out)
             elif v.status == UNSOLVABLE:
@@ -443,17 +447,17 @@ def classify_moves(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *
     ``deadline`` (a ``time.perf_counter()`` value) the whole call (see the module docstring).
     Arguments are trusted: programs call :func:`llkgen.api.classify_moves`, which checks them."""
     deadline = whole_call_deadline(budget, deadline)
-    each = _each(budget)  # the time is the deadline's, handed out by _within
+    each = per_verification(budget)  # the time is the deadline's, handed out by within
     moves = removable_pairs(board, rules)
     if not moves:
         return []
-    root = verify(board, rules, _within(each, deadline))
+    root = verify(board, rules, within(each, deadline))
     labeller = Labeller(board, rules, each, deadline)
-    raw = labeller.label(moves, _pairs(root.moves) if root.status == SOLVABLE else None,
+    raw = labeller.label(moves, pairs_of(root.moves) if root.status == SOLVABLE else None,
                          root if root.status == UNSOLVABLE else None)
     out = []
     for m, r in zip(moves, raw):
-        if r.order is not None and _out_of_time(deadline):
+        if r.order is not None and out_of_time(deadline):
             # Safe needs its witness replayed (a long one on a big board), and the time is
             # gone: say so rather than overrun the budget.
             out.append(MoveLabel(m, Label.UNKNOWN, [], None,
@@ -487,12 +491,12 @@ def hint(board: Board, rules: Rules, budget: Budget = ADVICE_BUDGET, *, deadline
     if board.is_cleared():
         return Hint(HintStatus.CLEARED, None, [], None, "the board has no tiles")
     deadline = whole_call_deadline(budget, deadline)
-    v = verify(board, rules, _within(_each(budget), deadline))
+    v = verify(board, rules, within(per_verification(budget), deadline))
     if v.status == UNSOLVABLE:
         return Hint(HintStatus.DEAD, None, [], v.proof, f"no move can clear the board: {v.reason}")
     if v.status != SOLVABLE:
         return Hint(HintStatus.UNDECIDED, None, [], None, v.reason, v.limit)
-    order = _pairs(v.moves)
+    order = pairs_of(v.moves)
     now = {(m.a, m.b): m for m in removable_pairs(board, rules)}
     spots = range(len(order)) if rules.gravity == Gravity.NONE else range(1)
     ready = [(k, now[(a, b) if a < b else (b, a)]) for k in spots for a, b in [order[k]]

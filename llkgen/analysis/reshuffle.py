@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from llkgen.analysis.advice import (
     ADVICE_BUDGET,
     Order,
-    _each,
-    _out_of_time,
-    _pairs,
-    _Timed,
-    _within,
+    TimedRng,
+    out_of_time,
+    pairs_of,
+    per_verification,
     whole_call_deadline,
+    within,
 )
 from llkgen.errors import LlkgenError
 from llkgen.game.board import EMPTY, Board, Rules
@@ -72,7 +72,7 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
     with exit code 4. ``budget.nodes`` bounds each verification. Arguments are trusted:
     programs call :func:`llkgen.api.reshuffle`, which checks them."""
     deadline = whole_call_deadline(budget, deadline)
-    each = _each(budget)
+    each = per_verification(budget)
     start = apply_gravity(board, rules.gravity)
     if start.is_cleared():
         return Reshuffled(start, [], 0, seed)
@@ -81,12 +81,12 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
     import numpy as np
 
     rng = np.random.default_rng(np.random.SeedSequence(seed))
-    draw = rng if deadline is None else _Timed(rng, deadline)
+    draw = rng if deadline is None else TimedRng(rng, deadline)
     stuck = unknown = 0
     one_type: Verdict | None = None
     for attempt in range(1, attempts + 1):
         try:
-            if _out_of_time(deadline):
+            if out_of_time(deadline):
                 raise OutOfBudget(Limit.SECONDS)
             built = play_forward(_dealt(start, draw), rules, draw)
         except OutOfBudget:
@@ -97,16 +97,16 @@ def reshuffle(board: Board, rules: Rules, seed: int = 0, budget: Budget = ADVICE
             stuck += 1
             if one_type is not None:
                 continue
-            one_type = verify(_one_type(start), rules, _within(each, deadline))
+            one_type = verify(_one_type(start), rules, within(each, deadline))
             if one_type.status == UNSOLVABLE:
                 raise ReshuffleError(
                     f"no arrangement of the {start.tile_count} tiles left can be cleared: even with every tile "
                     f"of one type, {one_type.reason}", proven=True)
             if one_type.status != SOLVABLE:
                 continue
-            built = _typed(start, rules.gravity, _pairs(one_type.moves), rng)
+            built = _typed(start, rules.gravity, pairs_of(one_type.moves), rng)
         candidate, order = built
-        v = verify(candidate, rules, _within(each, deadline), hint=order)
+        v = verify(candidate, rules, within(each, deadline), hint=order)
         if v.status == SOLVABLE:
             return Reshuffled(candidate, v.moves, attempt, seed)
         if v.status == UNSOLVABLE:
