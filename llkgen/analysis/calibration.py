@@ -33,10 +33,11 @@ parts added in variance: the fit's (``z' S z`` with ``S`` the penalised likeliho
 Hessian times the Pearson dispersion, for the logistic model), the level's measurement (each
 feature's variance times the square of its slope, the delta method) and what the features do
 not explain (``a + b eta^2``, :func:`residual_variance`, from residuals held out from the whole
-procedure). The interval on the clear rate is ``expit(eta +- z se)``, meant to cover the
-players' *true* clear rate on a level (not the share they cleared in a finite number of
-attempts) 90% of the time. ``benchmarks/calibration_bench.py`` measures it with simulated
-players: 0.77 to 0.83, short of that (docs/calibration.md says why).
+procedure). Their sum is multiplied by a factor ``k`` that makes the held-out levels' intervals
+cover them at the nominal rate (split conformal prediction, :func:`interval_scale`). The
+interval on the clear rate is ``expit(eta +- z se)``, meant to cover the players' *true* clear
+rate on a level (not the share they cleared in a finite number of attempts) 90% of the time.
+``benchmarks/calibration_bench.py`` measures it with simulated players (docs/calibration.md).
 
 Files: :func:`load_calibration` reads a ``llkgen.calibration/1`` file (``make`` and ``grade``
 use it); :mod:`llkgen.jobs.calibrate` reads plays and packs and writes the file that
@@ -52,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from llkgen.analysis.calibration_error import LEVEL, Z90, HeldOut, interval_scale, residual_variance
 from llkgen.analysis.calibration_models import (
     BASELINE,
     CLIP,
@@ -86,9 +88,6 @@ MIN_ATTEMPTS = 10
 FOLDS = 5
 #: Bootstrap resamples behind every interval of a report.
 BOOTSTRAP = 1000
-#: The interval a report's figures carry and a prediction's interval: 90%, two-sided.
-LEVEL = 0.90
-Z90 = 1.6448536269514722
 
 
 class CalibrationError(LlkgenError):
@@ -123,21 +122,6 @@ def log_loss(data: PlayData, p: np.ndarray) -> float:
     return float(-(y * np.log(p) + (n - y) * np.log(1 - p)).sum() / n.sum())
 
 
-@dataclass(frozen=True)
-class HeldOut:
-    """Out-of-fold predictions of one way of predicting: ``eta`` and its fit and measurement
-    variances per level, in the data's order."""
-
-    name: str
-    eta: np.ndarray
-    fit_var: np.ndarray
-    meas_var: np.ndarray
-
-    @property
-    def rate(self) -> np.ndarray:
-        return expit(self.eta)
-
-
 def _meas_var(model: Model, x: np.ndarray, var: np.ndarray) -> np.ndarray:
     if isinstance(model, Logistic):
         return var @ (model.slopes() ** 2)
@@ -157,48 +141,6 @@ def cross_validate(data: PlayData, fit_one, parts: list[np.ndarray], name: str) 
         fv[test] = model.fit_var(data.x[test])
         mv[test] = _meas_var(model, data.x[test], data.var[test])
     return HeldOut(name, eta, fv, mv)
-
-
-def residual_variance(data: PlayData, held: HeldOut) -> tuple[float, float]:
-    """``(a, b)``: the between-level variance on the logit scale that the features leave
-    unexplained, ``tau^2(eta) = a + b eta^2``, from held-out residuals ``r_i`` of the empirical
-    logits by the method of moments: ``E[r_i^2 - v_i] = tau^2(eta_i)``, with ``v_i`` the
-    sampling, fit and measurement variances, fitted by least squares weighted by ``1 / (v_i +
-    tau^2_i)^2`` (the variance of ``r_i^2`` grows as its square), with ``a, b >= 0``, by
-    fixed-point iteration.
-
-    Why it grows with ``eta^2``: far from a clear rate of 1/2 a level's logit is far from the
-    others', where a linear fit on the logit scale is extrapolating; with one ``tau^2`` for
-    all levels the benchmark's 90% intervals missed levels near 0 and 1 twice as often as
-    the rest."""
-    el = np.log((data.clears + 0.5) / (data.attempts - data.clears + 0.5))
-    samp = 1 / (data.clears + 0.5) + 1 / (data.attempts - data.clears + 0.5)
-    y = (el - held.eta) ** 2 - (samp + held.fit_var + held.meas_var)
-    v = samp + held.fit_var + held.meas_var
-    e2 = held.eta ** 2
-    a, b = max(0.0, float(np.mean(y))), 0.0
-    for _ in range(100):
-        w = 1 / (v + a + b * e2) ** 2
-        new = _nonnegative_wls(y, e2, w)
-        if abs(new[0] - a) + abs(new[1] - b) < 1e-10:
-            break
-        a, b = new
-    return a, b
-
-
-def _nonnegative_wls(y: np.ndarray, x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """``(a, b) >= 0`` minimising ``sum w (y - a - b x)^2``: the unconstrained solution if it
-    is non-negative, else the better of the two one-parameter fits on the boundary."""
-    sw, swx, swxx = w.sum(), (w * x).sum(), (w * x * x).sum()
-    swy, swxy = (w * y).sum(), (w * x * y).sum()
-    det = sw * swxx - swx * swx
-    if det > 1e-12:
-        a = (swxx * swy - swx * swxy) / det
-        b = (sw * swxy - swx * swy) / det
-        if a >= 0 and b >= 0:
-            return float(a), float(b)
-    fits = [(max(0.0, float(swy / sw)), 0.0), (0.0, max(0.0, float(swxy / swxx)) if swxx > 0 else 0.0)]
-    return min(fits, key=lambda ab: float((w * (y - ab[0] - ab[1] * x) ** 2).sum()))
 
 
 # -- figures with intervals --------------------------------------------------------------------
@@ -338,6 +280,9 @@ class Calibration:
     levels: int
     attempts: int
     source: dict = field(default_factory=dict)
+    #: The factor on a prediction's variance that makes its interval cover held-out levels
+    #: at :data:`LEVEL` (:func:`interval_scale`); 1 in files written without it.
+    interval_scale: float = 1.0
 
     @property
     def kind(self) -> ModelKind:
@@ -348,7 +293,8 @@ class Calibration:
         features and their variances."""
         eta = self.model.eta(x)
         meas = _meas_var(self.model, x, var)
-        return eta, self.tau2 + self.tau2_slope * eta ** 2 + self.model.fit_var(x) + meas, meas
+        var = self.tau2 + self.tau2_slope * eta ** 2 + self.model.fit_var(x) + meas
+        return eta, self.interval_scale * var, meas
 
     def predict(self, metrics: Mapping, players: Mapping | None) -> Prediction | None:
         """The prediction for a level's ``metrics`` and ``players`` (``None`` when a feature is
@@ -357,13 +303,34 @@ class Calibration:
         if feats is None:
             return None
         eta, v, meas = self.predict_x(feats[0][None, :], feats[1][None, :])
-        se, e = math.sqrt(float(v[0])), float(eta[0])
-        return Prediction(_expit1(e), se, math.sqrt(float(meas[0])), _expit1(e - Z90 * se), _expit1(e + Z90 * se))
+        low, high = self.bounds(eta, v)
+        return Prediction(_expit1(float(eta[0])), math.sqrt(float(v[0])), math.sqrt(float(meas[0])),
+                          float(low[0]), float(high[0]))
+
+    @property
+    def resolution(self) -> float:
+        """``3 / n`` for the mean attempts ``n`` a level the fit saw: rates closer than this to 0
+        (or 1) are ones the plays cannot tell apart (a level never cleared in ``n`` attempts is,
+        at 95%, anywhere below it: the rule of three). 0 when the file does not say."""
+        return 3 * self.levels / self.attempts if self.levels and self.attempts > 3 * self.levels else 0.0
+
+    def bounds(self, eta: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The :data:`LEVEL` interval on the clear rate for logits ``eta`` of variance ``var``:
+        ``expit(eta +- z sqrt(var))``, opened to 0 (or 1) where it reaches within
+        :attr:`resolution` of it. The fit learned from plays that cannot tell a rate of 0.999
+        from one of 0.99999, so an interval that reaches that zone cannot honestly end inside
+        it: on ``benchmarks/calibration_bench.py``'s levels, ``slip`` clears many easy levels
+        1,998 or 1,999 times in 2,000, and intervals ending at 0.997 missed them."""
+        sd = np.sqrt(var)
+        low, high = expit(eta - Z90 * sd), expit(eta + Z90 * sd)
+        edge = self.resolution
+        return np.where(low <= edge, 0.0, low), np.where(high >= 1 - edge, 1.0, high)
 
     def to_json(self) -> dict:
         m = self.model
         model: dict = {"kind": str(self.kind), "residual_sd": round(math.sqrt(self.tau2), 6),
-                       "residual_slope": round(self.tau2_slope, 6)}
+                       "residual_slope": round(self.tau2_slope, 6),
+                       "interval_scale": round(self.interval_scale, 6)}
         if isinstance(m, Logistic):
             model |= {"features": [FEATURES[c].name for c in m.columns],
                       "transforms": [str(FEATURES[c].transform) for c in m.columns],
@@ -386,13 +353,13 @@ class Calibration:
         if not isinstance(obj, dict) or obj.get("format") != CALIBRATION_FORMAT:
             found = obj.get("format") if isinstance(obj, dict) else type(obj).__name__
             raise CalibrationError(f"{where}: format: expected {CALIBRATION_FORMAT!r}, found {found!r}")
-        model, tau2, slope = _read_model(obj.get("model"), where)
+        model, tau2, slope, scale = _read_model(obj.get("model"), where)
         cv = obj.get("cross_validation", {})
         if not isinstance(cv, dict):
             raise CalibrationError(f"{where}: cross_validation: expected an object, found {cv!r}")
         levels, attempts = (_file_count(obj, key, where) for key in ("levels", "attempts"))
         return cls(model, tau2, slope, dict(cv), (), levels, attempts,
-                   {k: obj[k] for k in ("pack", "plays") if k in obj})
+                   {k: obj[k] for k in ("pack", "plays") if k in obj}, scale)
 
 
 def _file_count(obj: dict, key: str, where: str) -> int:
@@ -421,8 +388,9 @@ def _numbers(m: dict, key: str, shape: tuple[int, ...] | None) -> np.ndarray:
     return a
 
 
-def _read_model(m: Any, where: str) -> tuple[Model, float, float]:
-    """The model of a calibration file and its residual variance ``(a, b)``, checked for what
+def _read_model(m: Any, where: str) -> tuple[Model, float, float, float]:
+    """The model of a calibration file, its residual variance ``(a, b)`` and its interval
+    scale (1 when the file has none), checked for what
     prediction relies on: finite numbers throughout; ``sd > 0`` (features are divided by it);
     a covariance that is symmetric with no negative variance (the fit's error is ``z' S z``
     under a square root); knots in increasing order (``np.interp`` assumes it) and rates in
@@ -438,6 +406,9 @@ def _read_model(m: Any, where: str) -> tuple[Model, float, float]:
         sd_r, slope = (float(_numbers(m, key, ())) for key in ("residual_sd", "residual_slope"))
         if sd_r < 0 or slope < 0:
             raise ValueError(f"residual_sd and residual_slope: expected numbers >= 0, found {sd_r} and {slope}")
+        scale = float(_numbers(m, "interval_scale", ())) if "interval_scale" in m else 1.0
+        if scale < 0:
+            raise ValueError(f"interval_scale: expected a number >= 0, found {scale}")
         model: Model
         if m["kind"] == ModelKind.LOGISTIC:
             k = len(names)
@@ -465,7 +436,7 @@ def _read_model(m: Any, where: str) -> tuple[Model, float, float]:
         why = f"no key {e}" if isinstance(e, KeyError) else str(e)
         raise CalibrationError(f"{where}: model: {why} (expected a logistic or isotonic model over "
                                f"{', '.join(f.name for f in FEATURES)}, as llkgen calibrate writes)") from None
-    return model, sd_r ** 2, slope
+    return model, sd_r ** 2, slope, scale
 
 
 def _expit1(eta: float) -> float:
@@ -565,6 +536,7 @@ def fit(data: PlayData, seed: int = 0, folds_k: int = FOLDS, boot: int = BOOTSTR
         mv[test] = _meas_var(model, data.x[test], data.var[test])
     held = HeldOut("calibrated", eta, fv, mv)
     tau2, slope = residual_variance(data, held)
+    scale = interval_scale(data, held, tau2, slope)
     best, singles = chosen.best_col, chosen.singles
     base_col = next(i for i, f in enumerate(FEATURES) if f.name == BASELINE)
     scores = (score(data, held, rng, boot),
@@ -574,10 +546,11 @@ def fit(data: PlayData, seed: int = 0, folds_k: int = FOLDS, boot: int = BOOTSTR
                                   singles[base_col].fit_var, singles[base_col].meas_var), rng, boot))
     record = {"folds": len(parts), "seed": seed, "chosen": str(chosen.kind),
               "log_loss": {str(k): round(v, 6) for k, v in chosen.losses.items()}}
-    return Calibration(chosen.fit(data), tau2, slope, record, scores, len(data), int(data.attempts.sum()))
+    return Calibration(chosen.fit(data), tau2, slope, record, scores, len(data), int(data.attempts.sum()),
+                       interval_scale=scale)
 
 
 __all__ = ["CALIBRATION_FORMAT", "MIN_LEVELS", "MIN_ATTEMPTS", "FOLDS", "BOOTSTRAP", "LEVEL", "Z90",
            "CalibrationError", "Prediction", "Calibration", "Scores", "Figure", "Decile", "HeldOut", "Choice",
            "check_data", "fit", "load_calibration", "select", "choose", "spearman", "cross_validate",
-           "residual_variance", "log_loss", "folds", "score"]
+           "residual_variance", "interval_scale", "log_loss", "folds", "score"]

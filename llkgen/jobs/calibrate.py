@@ -288,7 +288,8 @@ def report_text(cal: Calibration) -> str:
     lines = [f"{cal.levels} levels, {cal.attempts} attempts; {cv['folds']}-fold cross-validation chose "
              f"{cv['chosen']} (log-loss per attempt: "
              + ", ".join(f"{k} {v:.4f}" for k, v in cv["log_loss"].items())
-             + f"); residual variance {cal.tau2:.3f} + {cal.tau2_slope:.3f} x logit^2",
+             + f"); residual variance {cal.tau2:.3f} + {cal.tau2_slope:.3f} x logit^2; "
+             f"prediction intervals widened x{math.sqrt(cal.interval_scale):.2f} to cover held-out levels",
              "held-out levels (90% bootstrap intervals):"]
     for s in cal.held_out:
         lines += _scores_lines(s)
