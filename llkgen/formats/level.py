@@ -499,12 +499,14 @@ def levels_from_json(obj: object, source: str) -> list[tuple[str, Level]]:
 def dumps(obj: object) -> str:
     """Deterministic, diff-friendly JSON text: keys in the order built, any value whose compact
     form fits on a line (a grid row, a move) kept on one line, and a trailing newline. Lone
-    surrogates, which JSON strings may hold, are written as escapes so the text encodes."""
+    surrogates, which JSON strings may hold, are written as escapes so the text encodes. A
+    float JSON cannot hold (NaN, an infinity) raises ``ValueError``: Python's ``json`` would
+    write ``NaN``, which no JSON reader in a game engine accepts."""
     return escape_surrogates(_format(obj, 0)) + "\n"
 
 
 def _format(obj: object, depth: int) -> str:
-    flat = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+    flat = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
     if len(flat) + depth * 2 <= 100 or not isinstance(obj, (dict, list)) or not obj:
         return flat
     pad, inner = "  " * depth, "  " * (depth + 1)
@@ -521,7 +523,7 @@ def _format_value(parent: dict, key: str, value: object, depth: int) -> str:
     with whole moves (two indices) filling each line, rather than one number a line; every
     other value as :func:`_format` writes it (so nested levels keep their bytes)."""
     runs = _flat_runs(parent, key, value)
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
     if runs is None or len(text) + depth * 2 <= 100:
         return _format(value, depth)
     assert isinstance(value, list)

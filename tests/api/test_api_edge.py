@@ -175,3 +175,11 @@ def test_the_library_refuses_the_seconds_the_cli_refuses():
 def test_the_engine_is_an_enum_or_its_value():
     for engine in (*llkgen.Engine, *(e.value for e in llkgen.Engine)):
         assert llkgen.verify(BOARD, engine=engine).status == "solvable"
+
+
+def test_a_float_json_cannot_hold_is_refused_before_anything_is_written(tmp_path):
+    # Python's json writes NaN and Infinity, which JSON parsers in game engines refuse.
+    for value in (math.nan, math.inf, -math.inf):
+        with pytest.raises(llkgen.LlkgenError, match=r"^obj: expected JSON data .*Out of range float"):
+            llkgen.write_json_atomic(tmp_path / "x.json", {"levels": [{"difficulty": value}]})
+    assert list(tmp_path.iterdir()) == []
