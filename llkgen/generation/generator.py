@@ -49,12 +49,19 @@ measured).
 
 Aiming (a score window: a score ramp or ``difficulty.score``; :data:`AIM`): blind drawing spent
 most of a ramp's playthroughs on candidates it then rejected (about 20 candidates and 5 to 8
-full measurements a kept level). Two stages cut that:
+full measurements a kept level). Three things cut that:
 
 * **Screening** (:meth:`_Attempts.screen`, :func:`llkgen.analysis.difficulty.screen`): a
   coarse first measurement, small batches of every model, stopped as soon as the score is one
-  standard error outside the window (rejected) or inside it (measured again, fresh). It takes
-  the place of the first whole measurement.
+  standard error outside the window (rejected) or inside it (measured again, fresh), and at
+  the latest at a standard error of :data:`~llkgen.analysis.difficulty.SCREEN_PRECISION` (3),
+  when it is sent on only if its score lies inside the guard band the fresh measurement must
+  land in. It takes the place of the first whole measurement.
+* **A predictive stop** on that fresh measurement
+  (:data:`~llkgen.analysis.difficulty.PREDICTIVE_STOP`): it is rejected once its score lies 2
+  of ``sqrt(se^2 - precision^2)`` outside the guard band -- the spread of where it can still
+  end -- rather than 2 se. Near the band's edges a fresh measurement that will be rejected
+  stops before its last batches; the pull this puts on a kept score is 0.02 to 0.03 points.
 * **Steering** (:mod:`llkgen.generation.steer`, shuffled deals only): the next candidate is
   the closest one so far with a few tiles swapped, as many as the run's own fit of how far a
   swap moves the score says, or a new deal when none is close.
@@ -82,6 +89,7 @@ from llkgen.analysis.calibration import Prediction
 from llkgen.analysis.difficulty import (
     FIRST_STREAM,
     FRESH_STREAM,
+    PREDICTIVE_STOP,
     SCREEN_SE,
     SETTLED_SE,
     TIERS,
@@ -430,7 +438,8 @@ class _Attempts:
             return None
         g, c = self.spec.grading, self.candidate
         s = screen(c.play, self.rules, self.seed, (self.window.low, self.window.high),
-                   stream=candidate_streams(self.attempt)[0], precision=g.precision, max_runs=g.max_runs)
+                   stream=candidate_streams(self.attempt)[0], precision=g.precision, max_runs=g.max_runs,
+                   band=GUARD_SE * g.precision)
         if self.steering is not None:
             self.steering.record(c.board, s.difficulty.score)
         if s.inside:
@@ -465,10 +474,12 @@ class _Attempts:
         # A screened candidate's fresh measurement stops early once it is settled outside the
         # guard band rather than the window: it can be kept only inside the band (``_judge``).
         # The stop rejects and never shortens a kept measurement; it conditions a kept score
-        # on never having strayed 2 se outside the band, a pull towards the window's centre
-        # too small to see beside the guard's own (tests/analysis/test_difficulty.py, the winner's curse).
-        band = GUARD_SE * self.spec.grading.precision if self.candidate.screened else 0.0
-        fresh = self._measure(fresh_stream, band)
+        # on never having been settled outside the band by the predictive stop (PREDICTIVE_STOP
+        # measures it: 0.02 to 0.03 points towards the window's centre, beside the guard's own
+        # 0.4 to 0.9; tests/analysis/test_difficulty.py, the winner's curse).
+        screened = self.candidate.screened
+        band = GUARD_SE * self.spec.grading.precision if screened else 0.0
+        fresh = self._measure(fresh_stream, band, predictive=screened and PREDICTIVE_STOP)
         if self.steering is not None and self.candidate.screened and fresh.complete:
             self.steering.remeasured(self.candidate.board, fresh.score)
         rejected = self._judge(fresh, guard=GUARD_SE)
@@ -477,15 +488,16 @@ class _Attempts:
         self._keep(fresh)
         return rejected
 
-    def _measure(self, stream: int, band: float = 0.0) -> Difficulty:
+    def _measure(self, stream: int, band: float = 0.0, predictive: bool = False) -> Difficulty:
         """The ladder's measurement on ``stream``, stopped early once settled outside the score
-        window narrowed by ``band`` points on each side."""
+        window narrowed by ``band`` points on each side (by :func:`measure`'s ``predictive``
+        stop if asked)."""
         g, window = self.spec.grading, self.window
         low = None if window is None or window.low is None else window.low + band
         high = None if window is None or window.high is None else window.high - band
         return measure(self.candidate.play, self.rules, self.seed, stream=stream, precision=g.precision,
                        max_runs=g.max_runs, rate_se=self.rate_se,
-                       window=None if window is None else (low, high))
+                       window=None if window is None else (low, high), predictive=predictive)
 
     def _keep(self, d: Difficulty) -> None:
         c = self.candidate

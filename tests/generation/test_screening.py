@@ -18,7 +18,15 @@ import pytest
 
 import llkgen.analysis.difficulty as difficulty
 import llkgen.generation.generator as generator
-from llkgen.analysis.difficulty import SCREEN_BATCH, SCREEN_SE, Settled, measure, screen, screening_se
+from llkgen.analysis.difficulty import (
+    SCREEN_BATCH,
+    SCREEN_PRECISION,
+    SCREEN_SE,
+    Settled,
+    measure,
+    screen,
+    screening_se,
+)
 from llkgen.analysis.ladder import MODELS
 from llkgen.analysis.players import clear_rate
 from llkgen.game.board import Board, Rules
@@ -63,7 +71,7 @@ def test_a_screening_settles_only_where_its_numbers_say(window):
             assert (low is None or d.score - margin >= low) and (high is None or d.score + margin <= high)
             assert s.inside
         else:
-            assert d.se <= 1.5 and d.complete
+            assert d.se <= SCREEN_PRECISION and d.complete
             assert s.inside == ((low is None or d.score >= low) and (high is None or d.score <= high))
         # The runs are the numbers a measurement plays on that stream.
         for m in MODELS:
@@ -73,6 +81,66 @@ def test_a_screening_settles_only_where_its_numbers_say(window):
         assert seen == {Settled.OUTSIDE}  # far above it
     if window == (28.0, 42.0):
         assert Settled.INSIDE in seen
+
+
+def test_a_whole_screening_stops_at_its_own_precision_and_judges_against_the_guard_band():
+    # A screening that settles neither way stops at SCREEN_PRECISION, not at the spec's 1.5 (the
+    # fresh measurement judges such an edge case anyway), and sends the candidate on only if its
+    # score lies inside the window narrowed by the fresh measurement's guard band. The trap's
+    # true score (about 35) sits near the top of this window, inside it but outside its band.
+    board = Board.from_grid(TRAP)
+    window, band = (28.0, 36.0), 1.5
+    full = measure(board, NO_BORDER, 3, precision=1.5)
+    whole = [s for s in (screen(board, NO_BORDER, 3, window, stream=k, precision=1.5, band=band)
+                         for k in range(30)) if s.settled == Settled.MEASURED]
+    assert len(whole) >= 5
+    for s in whole:
+        d = s.difficulty
+        assert 1.5 < d.se <= SCREEN_PRECISION and d.runs < full.runs
+        assert s.inside == (window[0] + band <= d.score <= window[1] - band)
+    # Some lie inside the window but outside its band: sent on without the band, not with it.
+    assert any(window[0] <= s.difficulty.score <= window[1] and not s.inside for s in whole)
+
+
+def test_the_predictive_stop_settles_outside_sooner_and_never_inside():
+    # measure(predictive=True) settles a score outside its window by the spread of where it can
+    # still end, sqrt(se^2 - precision^2), which is below its se: it stops at the same look as the
+    # plain stop or sooner, and never stops a measurement whose score is inside the window.
+    board = Board.from_grid(TRAP)  # true score about 35
+    for window in ((0.0, 32.0), (38.0, 100.0), (30.0, 40.0)):
+        plain = [measure(board, NO_BORDER, 3, stream=k, precision=1.5, window=window) for k in range(20)]
+        early = [measure(board, NO_BORDER, 3, stream=k, precision=1.5, window=window, predictive=True)
+                 for k in range(20)]
+        assert all(e.runs <= p.runs for e, p in zip(early, plain))
+        for e in early:
+            assert not e.settled_outside or not window[0] <= e.score <= window[1]
+            assert e.settled_outside or e.complete
+        if window != (30.0, 40.0):
+            assert sum(e.runs for e in early) < 0.85 * sum(p.runs for p in plain)
+            assert sum(e.settled_outside for e in early) > sum(p.settled_outside for p in plain)
+
+
+def test_a_screened_candidate_is_judged_against_the_band_and_measured_fresh_by_the_predictive_stop(monkeypatch):
+    # make passes the guard band to the screening and the predictive stop to the fresh
+    # measurement of a screened candidate (and only to that one).
+    spec = _spec(count=2, **RAMP)
+    bands, fresh = [], []
+    real_screen, real_measure = generator.screen, generator.measure
+
+    def spy_screen(play, rules, seed, window, **kw):
+        bands.append(kw.get("band", 0.0))
+        return real_screen(play, rules, seed, window, **kw)
+
+    def spy_measure(play, rules, seed, **kw):
+        fresh.append(kw.get("predictive", False))
+        return real_measure(play, rules, seed, **kw)
+
+    monkeypatch.setattr(generator, "screen", spy_screen)
+    monkeypatch.setattr(generator, "measure", spy_measure)
+    for i in range(spec.count):
+        generate_level(spec, i)
+    assert bands and set(bands) == {generator.GUARD_SE * spec.grading.precision}
+    assert fresh and all(fresh)
 
 
 def test_a_screening_far_from_its_window_costs_one_round():
