@@ -378,10 +378,12 @@ def shipped_spec_file(name: str) -> Any:
 def load_spec_ref(ref: str | os.PathLike) -> Spec:
     """:func:`load_spec` for a file; for a bare name with no file of that name (no directory
     part, no ``.yaml``), the shipped spec of that name, so ``llkgen make --config easy`` works
-    anywhere. Raises :class:`SpecError` naming both possibilities when neither exists."""
+    anywhere -- also beside a directory of that name (a folder ``ramp/`` of a studio's ramp
+    levels does not hide the shipped ``ramp``). Raises :class:`SpecError` naming both
+    possibilities when neither exists."""
     text = os.fspath(ref)
     bare = text and os.sep not in text and "/" not in text and not text.endswith((".yaml", ".yml"))
-    if not bare or os.path.lexists(text):
+    if not bare or (os.path.lexists(text) and not (os.path.isdir(text) and text in shipped_specs())):
         return load_spec(text)
     names = shipped_specs()
     if text not in names:

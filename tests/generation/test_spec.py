@@ -683,6 +683,15 @@ def test_a_file_wins_over_a_shipped_name(tmp_path, monkeypatch):
         load_spec_ref("easy.yaml")  # a file name is never a shipped name
 
 
+def test_a_directory_does_not_hide_a_shipped_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ramp").mkdir()
+    (tmp_path / "mine").mkdir()
+    assert load_spec_ref("ramp") == load_spec(CONFIGS / "ramp.yaml")
+    with pytest.raises(SpecError, match=r"^mine: is a directory, expected a YAML spec$"):
+        load_spec_ref("mine")  # not a shipped name: the directory is what the user named
+
+
 def test_starter_spec_is_the_easy_spec_renamed():
     text = starter_spec("castle")
     spec = parse_spec(text)
