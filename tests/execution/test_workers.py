@@ -267,9 +267,17 @@ def test_ctrl_c_during_a_fork_is_not_lost():
 
 #: A worker that gets its SIGTERM between its fork and its initializer (an at-fork hook that
 #: sleeps widens that window): the stop comes at once, while both workers are still starting.
+#: The stop's wait before it kills is raised from 1 s to 30 s here: on a busy machine a worker
+#: can take more than a second to reach its initializer, and would then be killed (-9) or not
+#: yet reaped (None) whether or not the signal was kept. A worker that keeps the signal ends at
+#: its initializer, so the wait ends as soon as it does; one that forgets it starts its 60 s
+#: call and is killed after the 30 s.
 SIGTERM_BEFORE_INIT = """
 import os, time
+import llkgen.execution.workers as workers_module
 from llkgen.execution.workers import worker_pool
+
+workers_module.JOIN_SECONDS = 30
 
 os.register_at_fork(after_in_child=lambda: time.sleep(0.5))
 try:
