@@ -268,10 +268,12 @@ def test_ctrl_c_during_a_fork_is_not_lost():
 #: A worker that gets its SIGTERM between its fork and its initializer (an at-fork hook that
 #: sleeps widens that window): the stop comes at once, while both workers are still starting.
 #: The stop's wait before it kills is raised from 1 s to 30 s here: on a busy machine a worker
-#: can take more than a second to reach its initializer, and would then be killed (-9) or not
-#: yet reaped (None) whether or not the signal was kept. A worker that keeps the signal ends at
-#: its initializer, so the wait ends as soon as it does; one that forgets it starts its 60 s
-#: call and is killed after the 30 s.
+#: can take more than a second to reach its initializer, and would then be killed (-9) whether
+#: or not the signal was kept. A worker that keeps the signal ends at its initializer, so the
+#: wait ends as soon as it does; one that forgets it starts its 60 s call and is killed after
+#: the 30 s. The exit codes are read once the pool's own thread has recorded them: it reaps
+#: the workers too, and a code read in the instant between its reaping and its recording is
+#: None (1 run in 25 to 60 here).
 SIGTERM_BEFORE_INIT = """
 import os, time
 import llkgen.execution.workers as workers_module
@@ -288,6 +290,9 @@ try:
         raise RuntimeError("stop")
 except RuntimeError:
     pass
+deadline = time.monotonic() + 10
+while any(p.exitcode is None for p in workers) and time.monotonic() < deadline:
+    time.sleep(0.01)
 print(sorted(p.exitcode for p in workers), flush=True)
 """
 
