@@ -40,6 +40,25 @@ class Viewer:
         page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         page.on("request", lambda r: self.requests.append(r.url))
 
+    @classmethod
+    def open(cls, context, pack: Pack, url: str, viewport: dict | None = None) -> "Viewer":
+        """A new page of ``context`` showing ``url`` (``pack``'s viewer), once the page says it
+        is ready; script errors and requests are recorded from before it loads."""
+        page = context.new_page()
+        if viewport:
+            page.set_viewport_size(viewport)
+        v = cls(page, pack)
+        page.goto(url)
+        page.wait_for_selector("html[data-ready='1']", state="attached")
+        return v
+
+    def close_checked(self) -> None:
+        """Close the page; it must have logged no script error and requested nothing but
+        the file itself."""
+        self.page.close()
+        assert not self.errors, self.errors
+        assert all(u.startswith("file://") for u in self.requests), self.requests
+
     def select(self, index: int, anim_ms: int = 0) -> None:
         self.page.click(f'#level-list tbody tr[data-index="{index}"]')
         self.page.evaluate("ms => window.llk.setAnimation(ms)", anim_ms)

@@ -56,3 +56,25 @@ def tiny_spec():
     from specs import tiny_spec as build
 
     return build
+
+
+@pytest.fixture
+def fail_level(monkeypatch):
+    """``fail_level(index)``: from then on, making level ``index`` (0-based) of any pack raises
+    ``GenerationError("boom")`` and every other level is made as before. Returns the real
+    ``generate_level``, for a test that puts it back."""
+    import llkgen.generation.generator as generate
+    from llkgen.errors import GenerationError
+
+    original = generate.generate_level
+
+    def fail_at(index: int):
+        def flaky(s, i):
+            if i == index:
+                raise GenerationError("boom")
+            return original(s, i)
+
+        monkeypatch.setattr(generate, "generate_level", flaky)
+        return original
+
+    return fail_at

@@ -104,21 +104,12 @@ def test_solutions_can_be_left_out(tmp_path, schema_validator):
     schema_validator("pack").validate(obj)
 
 
-def test_failure_mid_run_keeps_the_previous_pack(tmp_path, monkeypatch):
+def test_failure_mid_run_keeps_the_previous_pack(tmp_path, fail_level):
     out = tmp_path / "exp.json"
     make_pack(spec(tmp_path, count=2), jobs=1)
     before = out.read_bytes()
     # A bigger run whose third level fails: nothing may be written.
-    import llkgen.generation.generator as generate
-
-    original = generate.generate_level
-
-    def flaky(s, index):
-        if index == 2:
-            raise GenerationError("boom")
-        return original(s, index)
-
-    monkeypatch.setattr(generate, "generate_level", flaky)
+    fail_level(2)
     with pytest.raises(GenerationError):
         make_pack(spec(tmp_path, count=4), jobs=1)
     assert out.read_bytes() == before

@@ -130,18 +130,11 @@ def test_a_run_without_resume_ignores_the_journal(tmp_path):
     assert journal.read_text("utf-8") == "whatever\n"
 
 
-def test_a_failed_resumable_run_keeps_its_journal(tmp_path, monkeypatch):
+def test_a_failed_resumable_run_keeps_its_journal(tmp_path, monkeypatch, fail_level):
     import llkgen.generation.generator as generate
     from llkgen.errors import GenerationError
 
-    original = generate.generate_level
-
-    def flaky(s, index):
-        if index == 2:
-            raise GenerationError("boom")
-        return original(s, index)
-
-    monkeypatch.setattr(generate, "generate_level", flaky)
+    original = fail_level(2)
     s = spec(tmp_path, count=4)
     with pytest.raises(GenerationError):
         make_pack(s, jobs=1, resume=True)

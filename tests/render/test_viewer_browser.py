@@ -47,15 +47,9 @@ def pack_and_html(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pack, Path]
 @pytest.fixture
 def viewer(browser_context, pack_and_html):
     pack, html = pack_and_html
-    page = browser_context.new_page()
-    page.goto(html.as_uri())
-    page.wait_for_selector("html[data-ready='1']", state="attached")
-    v = Viewer(page, pack)
+    v = Viewer.open(browser_context, pack, html.as_uri())
     yield v
-    page.close()
-    assert not v.errors, v.errors
-    # Nothing but the file itself was ever requested.
-    assert all(u.startswith("file://") for u in v.requests), v.requests
+    v.close_checked()
 
 
 def level_index(pack: Pack, pred) -> int:

@@ -104,20 +104,14 @@ def open_page(browser_context, designer_pack):
 
     def open_(html: Path | None = None, pack: Pack | None = None, width: int | None = None,
               height: int = 844, fragment: str = "") -> Viewer:
-        page = browser_context.new_page()
-        if width:
-            page.set_viewport_size({"width": width, "height": height})
-        v = Viewer(page, pack or designer_pack[0])
+        v = Viewer.open(browser_context, pack or designer_pack[0], (html or designer_pack[1]).as_uri() + fragment,
+                        {"width": width, "height": height} if width else None)
         opened.append(v)
-        page.goto((html or designer_pack[1]).as_uri() + fragment)
-        page.wait_for_selector("html[data-ready='1']", state="attached")
         return v
 
     yield open_
     for v in opened:
-        v.page.close()
-        assert not v.errors, v.errors
-        assert all(u.startswith("file://") for u in v.requests), v.requests
+        v.close_checked()
 
 
 def metric(lv: Level, key: str):

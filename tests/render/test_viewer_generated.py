@@ -104,18 +104,13 @@ def open_viewer(browser_context, work: Path, packs: dict[str, Pack]):
     opened: list[Viewer] = []
 
     def open_(name: str) -> Viewer:
-        page = browser_context.new_page()
-        v = Viewer(page, packs[name])
+        v = Viewer.open(browser_context, packs[name], (work / f"{name}.html").as_uri())
         opened.append(v)
-        page.goto((work / f"{name}.html").as_uri())
-        page.wait_for_selector("html[data-ready='1']", state="attached")
         return v
 
     yield open_
     for v in opened:
-        v.page.close()
-        assert not v.errors, v.errors
-        assert all(u.startswith("file://") for u in v.requests), v.requests
+        v.close_checked()
 
 
 class Player:
