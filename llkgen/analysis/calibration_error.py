@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llkgen.analysis.calibration_models import PlayData, expit
+from llkgen.analysis.calibration_models import PlayData, empirical_logit, expit
 
 #: The interval a report's figures carry and a prediction's interval: 90%, two-sided.
 LEVEL = 0.90
@@ -45,10 +45,9 @@ def residual_variance(data: PlayData, held: HeldOut) -> tuple[float, float]:
     others', where a linear fit on the logit scale is extrapolating; with one ``tau^2`` for
     all levels the benchmark's 90% intervals missed levels near 0 and 1 twice as often as
     the rest."""
-    el = np.log((data.clears + 0.5) / (data.attempts - data.clears + 0.5))
-    samp = 1 / (data.clears + 0.5) + 1 / (data.attempts - data.clears + 0.5)
-    y = (el - held.eta) ** 2 - (samp + held.fit_var + held.meas_var)
+    el, samp = empirical_logit(data.clears, data.attempts)
     v = samp + held.fit_var + held.meas_var
+    y = (el - held.eta) ** 2 - v
     e2 = held.eta ** 2
     a, b = max(0.0, float(np.mean(y))), 0.0
     for _ in range(100):
@@ -91,8 +90,7 @@ def interval_scale(data: PlayData, held: HeldOut, tau2: float, slope: float) -> 
     fit needs); a level its players cleared never or always is scored by the rule of three
     instead (the comment in the code says how)."""
     c, n = data.clears, data.attempts
-    el = np.log((c + 0.5) / (n - c + 0.5))
-    samp = 1 / (c + 0.5) + 1 / (n - c + 0.5)
+    el, samp = empirical_logit(c, n)
     v = np.maximum(tau2 + slope * held.eta ** 2 + held.fit_var + held.meas_var, 1e-12)
     scores = np.maximum(0.0, ((el - held.eta) ** 2 / Z90 ** 2 - samp) / v)
     # A level cleared never (or always) says only that its rate lies below 3 / n (above

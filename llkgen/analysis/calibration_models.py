@@ -63,10 +63,11 @@ FEATURES: tuple[Feature, ...] = (
 BASELINE = "random_clear_rate"
 
 
-def empirical_logit(cleared: float, runs: float) -> tuple[float, float]:
-    """``(log((c + 1/2) / (n - c + 1/2)), its variance 1/(c + 1/2) + 1/(n - c + 1/2))``."""
-    a, b = cleared + 0.5, runs - cleared + 0.5
-    return math.log(a / b), 1.0 / a + 1.0 / b
+def empirical_logit(cleared: Any, runs: Any) -> tuple[Any, Any]:
+    """``(log((c + 1/2) / (n - c + 1/2)), its variance 1/(c + 1/2) + 1/(n - c + 1/2))`` of
+    ``c`` clears in ``n`` runs: numbers, or arrays element by element."""
+    a, b = np.add(cleared, 0.5), np.subtract(runs, cleared) + 0.5
+    return np.log(a / b), 1.0 / a + 1.0 / b
 
 
 def features_of(metrics: Mapping, players: Mapping | None) -> tuple[np.ndarray, np.ndarray] | None:
