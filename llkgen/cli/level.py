@@ -217,6 +217,19 @@ def replay(
         raise typer.Exit(EXIT_FAILED)
 
 
+_ENGINES = "<" + "|".join(e.value for e in Engine) + ">"
+
+
+def _engine(value: str | Engine) -> Engine:
+    """``--engine``'s value, refused in the project's words (expected, found) rather than
+    the argument library's validation wording."""
+    try:
+        return Engine(value)
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected one of {', '.join(e.value for e in Engine)}, found {value!r}") from None
+
+
 def solve(
     level: LevelRef,
     as_json: Annotated[bool, json_flag("solve")] = False,
@@ -226,7 +239,8 @@ def solve(
         help=f"{NODES_HELP} Default: {DEFAULT_NODES}, or none when --budget is given: the seconds are then the "
              "only limit."),
     engine: Engine = typer.Option(
-        Engine.AUTO, "--engine", help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
+        Engine.AUTO, "--engine", parser=_engine, metavar=_ENGINES,
+        help="The verifier: auto is the portfolio; cpsat (OR-Tools) takes gravity none only."),
 ) -> None:
     """Decide whether a level can be cleared.
 

@@ -145,7 +145,7 @@ def make(
 
 
 def merge(
-    shards: list[Path] = typer.Argument(..., metavar="SHARD...", help="Every shard file of one pack (make --shard)."),
+    shards: list[Path] = typer.Argument(..., metavar="SHARD", help="Every shard file of one pack (make --shard)."),
     out: Path = typer.Option(
         ..., "--out",
         help="The pack to write (a directory, named without .json, past 10000 levels or for export.layout files)."),

@@ -18,7 +18,7 @@ from llkgen.verifier.verdict import DEFAULT_NODES
 
 def verify(
     paths: list[Path] = typer.Argument(
-        ..., metavar="PATH...",
+        ..., metavar="PATH",
         help="Level files, pack files, pack directories, or directories (searched recursively for *.json and pack "
              "directories)."),
     as_json: Annotated[bool, json_flag("verify")] = False,

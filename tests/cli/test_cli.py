@@ -776,6 +776,8 @@ def test_engine_choices_are_the_verifiers_engines(cli):
     assert "<auto|search|cpsat|baseline>" in _flat(cli("solve", "--help").stdout)
     r = cli("solve", DEMO, "--engine", "fast")
     assert r.returncode == 2 and "Invalid value for '--engine'" in _flat(r.stderr)
+    assert "expected one of auto, search, cpsat, baseline, found 'fast'" in _flat(r.stderr)
+    assert "Value error" not in _flat(r.stderr)
 
 
 # -- solve: seconds first ---------------------------------------------------------------------------
