@@ -30,6 +30,11 @@ most 2.5 measurements a kept level, at least 90% within.
 
     python benchmarks/ramp_bench.py --packs 8 --jobs 2
     python benchmarks/ramp_bench.py --packs 8 --jobs 2 --seed 7     # repeat a run
+    python benchmarks/ramp_bench.py --packs 8 --jobs 2 --guards 1,0.5
+
+``--guards`` adds an aimed row for each guard band given (``generator.AIMED_GUARD_SE``, in the
+fresh measurement's standard errors; shipped 0.75), on the same levels: the guard is what
+trades the two targets against each other.
 
 Nothing here asserts on a time; compare the two rows of one run.
 """
@@ -58,7 +63,7 @@ from llkgen._version import search_core  # noqa: E402
 from llkgen.analysis.audit import audit_seed  # noqa: E402
 from llkgen.generation.spec import load_spec_ref  # noqa: E402
 
-METHODS = ("blind", "aimed")
+SHIPPED_GUARD = generator.AIMED_GUARD_SE
 #: The stream of the full measurement that sizes "one measurement": apart from make's.
 UNIT_STREAM = 12_345
 
@@ -71,17 +76,29 @@ def _counted(model, start, seed, stream, k0, k1):
     return _real_playthroughs(model, start, seed, stream, k0, k1)
 
 
-def make_level(task: tuple[int, int, int, int]) -> list[dict]:
-    """Level ``index`` of the ramp at ``pack_seed``, made blind and aimed (in a worker)."""
-    pack_seed, index, audit, regrades = task
+def method_name(guard: float | None) -> str:
+    """The row of an aimed run with guard band ``guard`` (``None``: blind)."""
+    if guard is None:
+        return "blind"
+    return "aimed" if guard == SHIPPED_GUARD else f"aimed, guard {guard:g} se"
+
+
+def make_level(task: tuple[int, int, int, int, tuple[float, ...]]) -> list[dict]:
+    """Level ``index`` of the ramp at ``pack_seed``, made blind and aimed at each guard band
+    (in a worker), which one first rotating with the index."""
+    pack_seed, index, audit, regrades, guards = task
     difficulty.playthroughs = _counted
     spec = load_spec_ref("ramp").with_overrides(seed=pack_seed)
     ramp = spec.ramp
     assert ramp is not None
     target = ramp.start + (ramp.end - ramp.start) * index / (spec.count - 1)
     out = []
-    for method in (METHODS if index % 2 == 0 else METHODS[::-1]):
-        generator.AIM = method == "aimed"
+    runs: list[float | None] = [None, SHIPPED_GUARD, *guards]
+    shift = index % len(runs)
+    for guard in runs[shift:] + runs[:shift]:
+        method = method_name(guard)
+        generator.AIM = guard is not None
+        generator.AIMED_GUARD_SE = SHIPPED_GUARD if guard is None else guard
         _played[0] = 0
         t0 = time.process_time()
         lv = generator.generate_level(spec, index)
@@ -141,7 +158,16 @@ def main() -> None:
     ap.add_argument("--regrades", type=int, default=2, help="fresh re-grades of each kept level")
     ap.add_argument("--seed", type=int, help="the seed the pack seeds are drawn from (default: drawn)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--guards", default="", metavar="G,...",
+                    help=f"aimed rows at these guard bands too, in se (shipped {SHIPPED_GUARD:g})")
     args = ap.parse_args()
+    try:
+        guards = tuple(float(g) for g in args.guards.split(",") if g.strip())
+    except ValueError:
+        ap.error(f"--guards: expected numbers separated by commas, found {args.guards!r}")
+    if any(not 0 <= g < 5 for g in guards):
+        ap.error(f"--guards: expected guard bands from 0 to 5 se, found {args.guards!r}")
+    guards = tuple(dict.fromkeys(g for g in guards if g != SHIPPED_GUARD))
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     draw = np.random.default_rng(seed)
     packs = [int(x) for x in draw.integers(1_000_000, size=args.packs)]
@@ -150,7 +176,7 @@ def main() -> None:
     print(f"# configs/ramp.yaml, blind against aimed: {search_core()} core, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at start")
     print(f"# --seed {seed}: pack seeds {' '.join(map(str, packs))}; audit seeds {audit}..{audit + args.regrades - 1}")
-    tasks = [(p, i, audit, args.regrades) for p in packs for i in range(count)]
+    tasks = [(p, i, audit, args.regrades, guards) for p in packs for i in range(count)]
     with ProcessPoolExecutor(max(1, args.jobs)) as ex:
         recs = [r for rs in ex.map(make_level, tasks, chunksize=1) for r in rs]
     rng = np.random.default_rng(2026)
@@ -158,7 +184,7 @@ def main() -> None:
           "ratio (target ≤ 2.5) | re-grades within tolerance (95% interval; target ≥ 90%) | "
           "re-graded − kept | CPU s/kept level | targets |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for m in METHODS:
+    for m in [method_name(g) for g in (None, SHIPPED_GUARD, *guards)]:
         print(row(m, [r for r in recs if r["method"] == m], rng))
     print(f"# load average {os.getloadavg()[0]:.1f} at the end")
 

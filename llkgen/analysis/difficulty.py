@@ -248,7 +248,7 @@ def screen(board: Board | Playout, rules: Rules, seed: int, window: tuple[float 
     error reaches :data:`SCREEN_PRECISION` (or ``precision`` if coarser, or the models reach
     ``max_runs``) it is :attr:`Settled.MEASURED`, judged inside only if its score lies inside
     the window narrowed by ``band`` points on each side: the guard band the fresh measurement
-    must land inside to be kept (:data:`llkgen.generation.generator.GUARD_SE`).
+    must land inside to be kept (:data:`llkgen.generation.generator.AIMED_GUARD_SE`).
 
     Why stopping early cannot bias a kept level: the screening's runs are on ``stream``, and a
     level ``make`` keeps is measured again, whole, on a stream of its own
