@@ -6,7 +6,9 @@
   CLI), the workers are terminated at once instead of finishing their current task.
 * When the parent dies without a chance to clean up (SIGKILL, a crash), each worker dies with
   it. On Linux the kernel sees to it (``prctl(PR_SET_PDEATHSIG, SIGKILL)``): the worker is
-  killed as its parent exits, whatever it is running. A watch thread that polls
+  killed as its parent exits, whatever it is running. Under forkserver (Python 3.14's default
+  on Linux) the parent is the server, which exits as the run dies once no worker keeps its
+  "alive" pipe open (:func:`_let_the_forkserver_go`). A watch thread that polls
   ``os.getppid()`` cannot promise that: a worker busy in the compiled search core holds the GIL
   for many seconds at a time, and the thread did not run for 12-42 s after the parent was
   killed. Elsewhere that thread is all there is: the worker exits within
@@ -81,8 +83,9 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     normally (waiting for submitted work) otherwise. Stopping is bounded: see the module's
     docstring for what happens on a signal at each stage, and which bound applies."""
     context = multiprocessing.get_context()
-    # The worker's parent is this process, except under forkserver, whose server forks the
-    # workers (and exits when this process does, so the workers then follow it).
+    # The worker's parent is this process, except under forkserver (Python 3.14's default on
+    # Linux), whose server forks the workers. The server exits when this process does, once no
+    # worker holds its "alive" pipe (_init_worker closes it), and the workers then follow it.
     parent = None if context.get_start_method() == "forkserver" else os.getpid()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                initargs=(parent,))
@@ -304,6 +307,8 @@ def _init_worker(parent: int | None = None) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if CAN_BLOCK:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    if parent is None:
+        _let_the_forkserver_go()
     if not hasattr(os, "getppid"):
         return
     if parent is None:
@@ -319,6 +324,28 @@ def _init_worker(parent: int | None = None) -> None:
         os._exit(1)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True,
                      name="llkgen-parent-watch").start()
+
+
+def _let_the_forkserver_go() -> None:
+    """Close this worker's copy of the forkserver's "alive" pipe (``multiprocessing`` hands one
+    to every process the server forks), so that the server sees the pipe end when the run's
+    process dies, and exits.
+
+    Why: the server exits when every write end of that pipe is closed. The run's process holds
+    one, and without this each worker held another, so a run killed by SIGKILL left the server
+    waiting on its workers and the workers, whose parent is the server, waiting on nothing: both
+    searched on for minutes (``tests/execution/test_workers.py``, under forkserver). With it, the
+    server exits as the run dies, and its death ends the workers as a parent's death does
+    (:func:`_die_with_parent`), however long the compiled core holds a worker's GIL. A worker
+    never starts processes of its own, so it has no use for the pipe."""
+    server = getattr(sys.modules.get("multiprocessing.forkserver"), "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if isinstance(fd, int):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        server._forkserver_alive_fd = None  # type: ignore[union-attr]
 
 
 def _die_with_parent() -> bool:

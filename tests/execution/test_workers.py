@@ -25,6 +25,7 @@ from orphans import (
     children,
     death_seconds,
     gone,
+    heavy_pack,
     kill_group,
     state,
     wait_until,
@@ -109,6 +110,56 @@ def test_ctrl_c_says_interrupted_and_exits_130(run, jobs):
     assert proc.returncode == 130, err
     assert err.splitlines()[-1] == "Interrupted." and "Traceback" not in err
     assert wait_until(lambda: all(gone(w) for w in workers), death_seconds())
+
+
+# -- forkserver (Python 3.14's default start method on Linux) -------------------------------------
+
+#: ``python -c`` code that runs the llkgen command line (the arguments after it) with the
+#: forkserver start method, as Python 3.14 does by default on Linux.
+FORKSERVER = ("import multiprocessing, runpy, sys; multiprocessing.set_start_method('forkserver'); "
+              "runpy.run_module('llkgen', run_name='__main__', alter_sys=True)")
+
+
+def _descendants(pid: int) -> list[int]:
+    out = []
+    for child in children(pid):
+        out += [child, *_descendants(child)]
+    return out
+
+
+def test_forkserver_workers_exit_when_the_parent_is_killed(tmp_path):
+    """Under forkserver the workers are the server's children, not the run's. SIGKILL to
+    ``verify --jobs 2`` while both search boards that take minutes: the server, the workers and
+    the resource tracker are all gone within about a second. (They searched on for minutes
+    while each worker held the server's "alive" pipe open: workers._let_the_forkserver_go.)"""
+    pack = heavy_pack(tmp_path / "heavy.json")
+    proc = subprocess.Popen([sys.executable, "-c", FORKSERVER, "verify", str(pack), "--jobs", "2",
+                             "--nodes", "1000000000"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert wait_until(lambda: catches(proc.pid, signal.SIGTERM), HANG_SECONDS)
+        # The workers are the run's grandchildren: its children are the server and the tracker.
+        assert wait_until(lambda: sum(len(children(c)) for c in children(proc.pid)) >= 2, HANG_SECONDS), \
+            _descendants(proc.pid)
+        time.sleep(3.0)  # deep in the search
+        left = _descendants(proc.pid)
+        assert proc.poll() is None and len(left) >= 3 and not any(gone(p) for p in left), [state(p) for p in left]
+        proc.kill()  # SIGKILL: the parent gets no chance to clean up
+        proc.wait()
+        assert wait_until(lambda: all(gone(p) for p in left), death_seconds()), [state(p) for p in left]
+    finally:
+        kill_group(proc)
+
+
+def test_make_under_forkserver_writes_the_same_pack(tmp_path):
+    """``make --jobs 2`` under forkserver writes the bytes ``--jobs 1`` writes, and exits 0."""
+    (tmp_path / "spec.yaml").write_text(tiny_spec(count=4))
+    for name, argv in (("one", [sys.executable, "-m", "llkgen"]), ("two", [sys.executable, "-c", FORKSERVER])):
+        jobs = "1" if name == "one" else "2"
+        r = subprocess.run([*argv, "make", "--config", "spec.yaml", "--jobs", jobs, "--out", f"{name}.json", "-q"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=HANG_SECONDS)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "one.json").read_bytes() == (tmp_path / "two.json").read_bytes()
 
 
 # -- shutdown: bounded wherever the signal lands ---------------------------------------------------
