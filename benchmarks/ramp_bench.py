@@ -30,11 +30,11 @@ most 2.5 measurements a kept level, at least 90% within.
 
     python benchmarks/ramp_bench.py --packs 8 --jobs 2
     python benchmarks/ramp_bench.py --packs 8 --jobs 2 --seed 7     # repeat a run
-    python benchmarks/ramp_bench.py --packs 8 --jobs 2 --guards 1,0.5
+    python benchmarks/ramp_bench.py --packs 8 --jobs 2 --guards 0.75,0.5
 
 ``--guards`` adds an aimed row for each guard band given (``generator.AIMED_GUARD_SE``, in the
-fresh measurement's standard errors; shipped 0.75), on the same levels: the guard is what
-trades the two targets against each other.
+fresh measurement's standard errors; the shipped one is the "aimed" row), on the same levels:
+the guard is what trades the two targets against each other.
 
 Nothing here asserts on a time; compare the two rows of one run.
 """

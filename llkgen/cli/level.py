@@ -217,7 +217,8 @@ def replay(
         raise typer.Exit(EXIT_FAILED)
 
 
-_ENGINES = "<" + "|".join(e.value for e in Engine) + ">"
+_ENGINE_NAMES = [e.value for e in Engine]
+_ENGINES = "<" + "|".join(_ENGINE_NAMES) + ">"
 
 
 def _engine(value: str | Engine) -> Engine:
@@ -227,7 +228,7 @@ def _engine(value: str | Engine) -> Engine:
         return Engine(value)
     except ValueError:
         raise typer.BadParameter(
-            f"expected one of {', '.join(e.value for e in Engine)}, found {value!r}") from None
+            f"expected one of {', '.join(_ENGINE_NAMES)}, found {value!r}") from None
 
 
 def solve(

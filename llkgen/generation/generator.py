@@ -536,8 +536,8 @@ class _Attempts:
         """Why ``d`` misses a target (counted in the tally), or ``None``. With a ``guard``, a
         score or clear rate must lie that many of its standard errors inside its window; the
         score window by ``window_guard`` instead, if given (:data:`AIMED_GUARD_SE`)."""
-        if self.window is not None and not self.window.contains(
-                d.score, (guard if window_guard is None else window_guard) * d.se):
+        score_guard = guard if window_guard is None else window_guard
+        if self.window is not None and not self.window.contains(d.score, score_guard * d.se):
             self.tally.reject("difficulty")
             if d.settled_outside:
                 self.tally.settled += 1
