@@ -10,12 +10,16 @@ witness; the players' cleared count).
 * gravity: the C search from the root on each gravity board of the real-board corpus, to a
   node budget (``--nodes``), summed;
 * players: every model's playthroughs of full boards of 4 tiles a type (the specs' shape) with
-  and without gravity, and of a 32x32 board of one type (moves updated after each move).
+  and without gravity, and of a 32x32 board of one type (moves updated after each move);
+* open (with ``--open-seed``): the C search on the first ``--open-boards`` boards of each open
+  set of ``gravity_pruning_bench.py --sets open --seed N`` (random full 12x18 and 10x16 boards),
+  to the same node budget: long searches, whose table of dead positions grows large.
 
 CPU seconds (``time.process_time``); ratio = this tree / the ref (below 1: faster).
 
     python benchmarks/native_build_bench.py --ref main --corpus ../shared/real-boards/all.jsonl
     python benchmarks/native_build_bench.py --ref main --nodes 20000 --repeat 3
+    python benchmarks/native_build_bench.py --ref main --open-seed 555001 --open-boards 2 --nodes 3000000
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from io import BytesIO
 from pathlib import Path
 
 from gravity_pruning_bench import REAL, real_boards  # this folder: the corpus loader
+from gravity_relaxations import open_sets  # this folder: the open sets
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = {"_gravity_search": "llkgen/verifier/_gravity_search.c", "_players": "llkgen/analysis/_players.c"}
@@ -71,6 +76,12 @@ def gravity_cases(corpus: Path, nodes: int):
         yield args
 
 
+def open_cases(seed: int, boards: int, nodes: int):
+    for sets in open_sets(seed, None).values():
+        for _, board, rules in sets[:boards]:
+            yield (board.rows, board.cols, board.cells, GRAVITY[str(rules.gravity)], rules.border, nodes, -1.0, 256)
+
+
 def players_cases():
     rng = random.Random(20261203)
     for rows, cols in ((8, 12), (10, 16), (16, 30)):
@@ -106,6 +117,8 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=50_000, help="the gravity search's node budget per board")
     ap.add_argument("--repeat", type=int, default=2, help="passes over the cases")
     ap.add_argument("--corpus", type=Path, default=REAL, help="the real boards (default: %(default)s)")
+    ap.add_argument("--open-seed", type=int, default=None, help="also the open sets of this seed")
+    ap.add_argument("--open-boards", type=int, default=2, help="boards of each open set (default: 2)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         mods = {args.ref: build(checkout(args.ref, Path(tmp) / "ref"), Path(tmp) / "ref-build"),
@@ -113,10 +126,14 @@ def main() -> None:
         print(f"python {sys.version.split()[0]}; CPU seconds, {args.repeat} passes, interleaved")
         print(f"| module | cases | {args.ref} | this tree | ratio |")
         print("|---|---:|---:|---:|---:|")
-        for label, fn, cases in (
-                (f"gravity search, real gravity boards, {args.nodes} nodes", ("_gravity_search", "search"),
+        rows = [(f"gravity search, real gravity boards, {args.nodes} nodes", ("_gravity_search", "search"),
                  list(gravity_cases(args.corpus, args.nodes))),
-                ("model players, 8x12 to 16x30 and 32x32", ("_players", "playthroughs"), list(players_cases()))):
+                ("model players, 8x12 to 16x30 and 32x32", ("_players", "playthroughs"), list(players_cases()))]
+        if args.open_seed is not None:
+            rows.insert(1, (f"gravity search, open sets (seed {args.open_seed}), {args.nodes} nodes",
+                            ("_gravity_search", "search"), list(open_cases(args.open_seed, args.open_boards,
+                                                                             args.nodes))))
+        for label, fn, cases in rows:
             cpu = race(mods, fn, cases, args.repeat)
             ref, tree = cpu[args.ref], cpu["this tree"]
             print(f"| {label} | {len(cases)} | {ref:.2f} | {tree:.2f} | {tree / ref:.3f} |", flush=True)

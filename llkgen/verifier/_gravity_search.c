@@ -35,8 +35,8 @@
  * costs time, never a verdict.
  * Most probes of the table miss the processor's cache (the table is large, its keys
  * scattered), so a level hashes the keys its moves lead to as soon as its move list is made
- * and asks for their slots ahead of the probes (hash_moves): about a tenth less CPU on full
- * 12x18 boards under sideways gravity (docs/benchmarks.md, "The verifier under gravity").
+ * and asks for their slots ahead of the probes (hash_moves): a tenth to a seventh less CPU at
+ * the same nodes (docs/benchmarks.md, "The C modules against a git ref").
  *
  * Safe clearings are played without branching, as in the Python search: a type all of whose
  * tiles lie at the far ends of their runs (every tile beyond one of them, away from the gravity
