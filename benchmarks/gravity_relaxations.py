@@ -23,6 +23,15 @@ The open sets of ``gravity_pruning_bench.py`` (random full boards, 4 copies a ty
   removed sets each pool sees; ``independent`` counts the combinations of one removed set of
   each pool that remove at most ``2 * depth`` tiles in all: what the positions would number
   were the pools played independently of each other.
+* ``patterns``: would a table of deadlock patterns fire on them, and before the lock test?
+  Along ``--lines`` random lines of play of each board, at every position, each tile's
+  *pattern*: the least set of tiles holding it, every remaining tile of each type in the set,
+  and every tile below one of them in its run (nearer the gravity side). Such a set, searched
+  alone (the C search, every other tile deleted), is a sound deadlock pattern: no tile below
+  one of its tiles lies outside it, so the rest of the board never moves its tiles, and
+  deleting the rest only empties cells, which never closes a path; so if the set cannot be
+  cleared alone, the board cannot be cleared. Sets of at most ``--pattern-tiles`` tiles are
+  searched. Beside it, the gravity lock test at the same positions.
 
 **The monotone game.** Its positions are the sets ``D`` of tiles removed so far. A pair
 ``(x, y)`` of one type, both outside ``D``, may be removed when it is *possible under D* in the
@@ -43,6 +52,7 @@ and ruling that pairing out.
     python benchmarks/gravity_relaxations.py --study matching --seed 78 --sets 10x16-left
     python benchmarks/gravity_relaxations.py --study exposure --seed 78 --sets 10x16-left
     python benchmarks/gravity_relaxations.py --study pools --seed 78 --sets 10x16-left --boards 1 --depth 8
+    python benchmarks/gravity_relaxations.py --study patterns --seed 78 --boards 2 --lines 5
 
 Used for "Relaxations and budgets measured" in ``docs/benchmarks.md``. Neither relaxation is
 in the verifier.
@@ -66,10 +76,10 @@ from gravity_pruning_bench import full_boards  # noqa: E402
 
 from llkgen.game.board import Board, Rules  # noqa: E402
 from llkgen.game.gravity import compact, flat_lines  # noqa: E402
-from llkgen.game.grid import Grid  # noqa: E402
+from llkgen.game.grid import PAD, Grid  # noqa: E402
 from llkgen.game.playout import Playout  # noqa: E402
 from llkgen.verifier import native  # noqa: E402
-from llkgen.verifier.gravlock import _possible, grid_runs  # noqa: E402
+from llkgen.verifier.gravlock import _possible, gravity_locked, grid_runs  # noqa: E402
 
 DIRECTIONS = ("down", "up", "left", "right")
 #: The three pairings of a type's four tiles, as index pairs into its tiles.
@@ -302,6 +312,89 @@ def study_pools(sets, depth: int) -> None:
             print(f"| {name} | {len(seen):,} | {len(ever)} | {cols} | {sum(combos):,} |", flush=True)
 
 
+def board_of(play: Playout, board: Board) -> Board:
+    """The board a playout stands at."""
+    w = play.w
+    return Board(board.rows, board.cols, tuple(play.g[(r + PAD) * w + c + PAD] for r in range(board.rows)
+                                               for c in range(board.cols)))
+
+
+def patterns_fire(board: Board, rules: Rules, max_tiles: int) -> tuple[bool, int]:
+    """Whether some tile's pattern (module docstring) of at most ``max_tiles`` tiles cannot be
+    cleared alone, and how many different patterns that small were searched."""
+    cells = board.cells
+    below: dict[int, list[int]] = {}
+    for line in flat_lines(rules.gravity, board.rows, board.cols):
+        tiles = [i for i in line if cells[i] > 0]
+        for k, i in enumerate(tiles):
+            below[i] = tiles[:k]
+    by_type: dict[int, list[int]] = {}
+    for i, t in enumerate(cells):
+        if t > 0:
+            by_type.setdefault(t, []).append(i)
+    tried: set[frozenset[int]] = set()
+    for start in below:
+        pattern = {start}
+        todo = [start]
+        while todo and len(pattern) <= max_tiles:
+            i = todo.pop()
+            for j in by_type[cells[i]] + below[i]:
+                if j not in pattern:
+                    pattern.add(j)
+                    todo.append(j)
+        key = frozenset(pattern)
+        if len(pattern) > max_tiles or key in tried:
+            continue
+        tried.add(key)
+        alone = Board(board.rows, board.cols, tuple(t if i in key else 0 for i, t in enumerate(cells)))
+        if str(native.search(alone, rules, 1_000_000, None).status) == "unsolvable":
+            return True, len(tried)
+    return False, len(tried)
+
+
+def study_patterns(sets, lines: int, max_tiles: int) -> None:
+    print(f"{lines} random lines of play a board; patterns of at most {max_tiles} tiles, and the lock test")
+    print("| set | lines | positions | patterns searched | a pattern fires | the lock test fires "
+          "| pattern, not lock test | moves before a line's end, first firing (pattern / lock test), median |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for name, boards in sets.items():
+        rng = random.Random(20261204)
+        positions = fired = locked = only = searched = 0
+        first_pattern: list[int] = []
+        first_lock: list[int] = []
+        line_count = 0
+        for _, board, rules in boards:
+            for _ in range(lines):
+                line_count += 1
+                play = Playout(board, rules)
+                marks = []
+                while True:
+                    now = board_of(play, board)
+                    pat, count = patterns_fire(now, rules, max_tiles)
+                    searched += count
+                    lock = bool(gravity_locked(now, rules))
+                    marks.append((pat, lock))
+                    moves = play.moves()
+                    if not moves:
+                        break
+                    play.remove(*rng.choice(moves))
+                positions += len(marks)
+                fired += sum(1 for p, _ in marks if p)
+                locked += sum(1 for _, q in marks if q)
+                only += sum(1 for p, q in marks if p and not q)
+                end = len(marks) - 1
+                for flag, out in ((0, first_pattern), (1, first_lock)):
+                    hits = [k for k, m in enumerate(marks) if m[flag]]
+                    if hits:
+                        out.append(end - hits[0])
+
+        def med(xs: list[int]) -> str:
+            return str(sorted(xs)[len(xs) // 2]) if xs else "-"
+
+        print(f"| {name} | {line_count} | {positions} | {searched} | {fired} | {locked} | {only} | "
+              f"{med(first_pattern)} / {med(first_lock)} |", flush=True)
+
+
 def study_budget(sets, nodes: int, factor: int, jobs: int) -> None:
     print(f"C search alone, one line; {nodes:,} nodes, then {factor} times as many on the boards left open")
     print("| set | boards | decided at N | open at N | decided at K N (solvable / unsolvable) "
@@ -355,7 +448,7 @@ def study_exposure(sets, playouts: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--study", choices=("budget", "matching", "exposure", "pools"), required=True)
+    ap.add_argument("--study", choices=("budget", "matching", "exposure", "pools", "patterns"), required=True)
     ap.add_argument("--seed", type=int, default=None, help="seed of the open sets (default: drawn, printed)")
     ap.add_argument("--sets", default=None, help="a comma-separated subset of the open sets (default: all)")
     ap.add_argument("--boards", type=int, default=None, help="boards a set (default: 10 for 12x18, 15 for 10x16)")
@@ -365,6 +458,8 @@ def main() -> None:
     ap.add_argument("--playouts", type=int, default=5, help="exposure study: greedy plays a board")
     ap.add_argument("--jobs", type=int, default=2, help="budget study: processes")
     ap.add_argument("--depth", type=int, default=8, help="pools study: moves from the board")
+    ap.add_argument("--lines", type=int, default=5, help="patterns study: random lines of play a board")
+    ap.add_argument("--pattern-tiles", type=int, default=24, help="patterns study: the largest pattern searched")
     args = ap.parse_args()
     if not native.AVAILABLE:
         raise SystemExit("the C gravity search is not built here (pip install -e . with a C compiler)")
@@ -383,8 +478,10 @@ def main() -> None:
         study_matching(sets, args.nodes, args.relaxed_nodes)
     elif args.study == "exposure":
         study_exposure(sets, args.playouts)
-    else:
+    elif args.study == "pools":
         study_pools(sets, args.depth)
+    else:
+        study_patterns(sets, args.lines, args.pattern_tiles)
 
 
 if __name__ == "__main__":
